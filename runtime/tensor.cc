@@ -1,0 +1,126 @@
+// runtime/tensor.cc - Tensor storage, shapes and dtype tables.
+#include "runtime/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <utility>
+
+#include "runtime/error.h"
+
+namespace fluidc::rt {
+
+size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::kBool: case DType::kUInt8: case DType::kInt8: return 1;
+    case DType::kInt16: case DType::kFP16: return 2;
+    case DType::kInt32: case DType::kFP32: return 4;
+    case DType::kInt64: case DType::kFP64: return 8;
+  }
+  return 0;
+}
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::kBool: return "bool";
+    case DType::kInt16: return "int16";
+    case DType::kInt32: return "int32";
+    case DType::kInt64: return "int64";
+    case DType::kFP16: return "float16";
+    case DType::kFP32: return "float32";
+    case DType::kFP64: return "float64";
+    case DType::kUInt8: return "uint8";
+    case DType::kInt8: return "int8";
+  }
+  return "unknown";
+}
+
+bool dtype_is_valid(int32_t code) {
+  return dtype_size(static_cast<DType>(code)) != 0;
+}
+
+void fail(const std::string& msg) { throw Error(msg); }
+
+Shape::Shape(std::initializer_list<int64_t> dims) {
+  for (int64_t v : dims) {
+    if (rank == kMaxRank) fail("tensor rank exceeds 9");
+    d[rank++] = v;
+  }
+}
+
+Shape Shape::from(const int64_t* dims, int r) {
+  if (r < 0 || r > kMaxRank) fail("tensor rank " + std::to_string(r) + " outside 0..9");
+  Shape s;
+  s.rank = r;
+  for (int i = 0; i < r; ++i) s.d[i] = dims[i];
+  return s;
+}
+
+int64_t Shape::numel() const {
+  int64_t n = 1;
+  for (int i = 0; i < rank; ++i) n *= d[i];
+  return n;
+}
+
+bool Shape::operator==(const Shape& o) const {
+  if (rank != o.rank) return false;
+  for (int i = 0; i < rank; ++i)
+    if (d[i] != o.d[i]) return false;
+  return true;
+}
+
+std::string Shape::str() const {
+  std::string s = "[";
+  for (int i = 0; i < rank; ++i) {
+    if (i) s += ", ";
+    s += std::to_string(d[i]);
+  }
+  return s + "]";
+}
+
+Tensor::~Tensor() { std::free(data_); }
+
+Tensor::Tensor(Tensor&& o) noexcept { *this = std::move(o); }
+
+Tensor& Tensor::operator=(Tensor&& o) noexcept {
+  if (this != &o) {
+    std::free(data_);
+    data_ = std::exchange(o.data_, nullptr);
+    capacity_ = std::exchange(o.capacity_, 0);
+    shape_ = o.shape_;
+    dtype_ = o.dtype_;
+    initialized_ = std::exchange(o.initialized_, false);
+  }
+  return *this;
+}
+
+void Tensor::resize(const Shape& shape, DType dtype) {
+  for (int i = 0; i < shape.rank; ++i)
+    if (shape.d[i] < 0) fail("cannot allocate a tensor of shape " + shape.str());
+  size_t need = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
+  if (need > capacity_) {
+    // 64-byte alignment suits AVX-512 loads and oneDNN; round the size up
+    // because aligned_alloc requires a multiple of the alignment.
+    size_t cap = (need + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, cap);
+    if (!p) throw std::bad_alloc();
+    std::free(data_);
+    data_ = p;
+    capacity_ = cap;
+  }
+  shape_ = shape;
+  dtype_ = dtype;
+  initialized_ = true;
+}
+
+void Tensor::copy_from(const Tensor& src) {
+  if (&src == this) return;
+  resize(src.shape_, src.dtype_);
+  if (src.nbytes()) std::memcpy(data_, src.data_, src.nbytes());
+}
+
+void Tensor::zero() {
+  if (nbytes()) std::memset(data_, 0, nbytes());
+}
+
+}  // namespace fluidc::rt
