@@ -1,0 +1,30 @@
+// compiler/codegen/cpu_emitter.h - turns a verified program into one self-contained C++ source file.
+#pragma once
+
+#include <string>
+
+#include "compiler/ir/program.h"
+#include "compiler/ir/program_info.h"
+
+namespace fluidc {
+
+struct CpuEmitOptions {
+  /// Shown in the stamp and the Model; the path as the user gave it.
+  std::string main_name;
+  std::string startup_name;
+  /// When set, the generated file references a symbol holding combined
+  /// params embedded at build time (see build driver).
+  bool embed_params = false;
+};
+
+/// Generates model.cc: the program's variables as tensors, one function per
+/// block with a direct kernel call per op, and a `Model` plus main() for
+/// the runtime driver. The same input gives byte-identical output.
+/// `startup` may be nullptr.
+std::string emit_cpu_program(const Program& main, const Program* startup, const ProgramInfo& info,
+                             const CpuEmitOptions& options);
+
+/// C++ identifier for a program variable name: "fc_0.w_0" -> "v_fc_0_w_0".
+std::string cpp_identifier(const std::string& var_name);
+
+}  // namespace fluidc

@@ -1,0 +1,209 @@
+// compiler/ir/program.cc - loading, saving and looking up ProgramDescs.
+#include "compiler/ir/program.h"
+
+#include <fmt/format.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "compiler/ir/sha256.h"
+
+namespace fluidc {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool looks_like_text_path(const std::string& path) {
+  return ends_with(path, ".pbtxt") || ends_with(path, ".txt") || ends_with(path, ".prototxt");
+}
+
+// Collects protobuf text-format errors with their line and column.
+class TextErrors : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (first.empty()) first = fmt::format("line {}, column {}: {}", line + 1, column + 1, message);
+  }
+  std::string first;
+};
+
+// The innermost frame of op_callstack that is the user's code rather than
+// Paddle's own Python: "File "train.py", line 12, in <module>".
+std::string python_line_of(const pb::OpDesc& op) {
+  for (const auto& attr : op.attrs()) {
+    if (attr.name() != "op_callstack") continue;
+    std::string best;
+    for (const auto& frame : attr.strings()) {
+      if (frame.find("/paddle/") != std::string::npos) continue;
+      best = frame;
+    }
+    auto start = best.find_first_not_of(" \n");
+    if (start == std::string::npos) return "";
+    auto end = best.find('\n', start);
+    std::string line = best.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (end != std::string::npos) {
+      auto code = best.find_first_not_of(" \n", end);
+      if (code != std::string::npos) line += ": " + best.substr(code, best.find('\n', code) - code);
+    }
+    return line;
+  }
+  return "";
+}
+
+}  // namespace
+
+Program Program::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) user_error(fmt::format("{}: cannot open program file", path));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return parse(buf.str(), path, looks_like_text_path(path));
+}
+
+Program Program::parse(const std::string& bytes, const std::string& origin, bool text) {
+  Program p;
+  p.origin_ = origin;
+  p.sha256_ = sha256_hex(bytes);
+  if (bytes.empty()) user_error(fmt::format("{}: empty file, not a ProgramDesc", origin));
+  if (text) {
+    google::protobuf::TextFormat::Parser parser;
+    TextErrors errors;
+    parser.RecordErrorsTo(&errors);
+    if (!parser.ParseFromString(bytes, &p.desc_))
+      user_error(fmt::format("{}: not a valid ProgramDesc in protobuf text format: {}", origin, errors.first));
+  } else {
+    google::protobuf::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
+    if (!p.desc_.ParsePartialFromZeroCopyStream(&stream))
+      user_error(fmt::format("{}: not a valid binary ProgramDesc ({} bytes): the protobuf is "
+                             "truncated or corrupt",
+                             origin, bytes.size()));
+    if (!p.desc_.IsInitialized())
+      user_error(fmt::format("{}: not a valid binary ProgramDesc: required fields missing: {}", origin,
+                             p.desc_.InitializationErrorString()));
+  }
+  if (p.desc_.blocks_size() == 0) user_error(fmt::format("{}: program has no blocks", origin));
+  p.index();
+  return p;
+}
+
+Program Program::from_desc(pb::ProgramDesc desc, std::string origin) {
+  Program p;
+  p.desc_ = std::move(desc);
+  p.origin_ = std::move(origin);
+  p.sha256_ = sha256_hex(p.desc_.SerializeAsString());
+  p.index();
+  return p;
+}
+
+void Program::index() {
+  var_index_.assign(desc_.blocks_size(), {});
+  for (int b = 0; b < desc_.blocks_size(); ++b) {
+    const auto& block = desc_.blocks(b);
+    for (int v = 0; v < block.vars_size(); ++v) var_index_[b].emplace(block.vars(v).name(), v);
+  }
+}
+
+void Program::save(const std::string& path) const {
+  std::string bytes;
+  if (looks_like_text_path(path)) {
+    bytes = to_text();
+  } else if (!desc_.SerializeToString(&bytes)) {
+    internal_error("cannot serialize ProgramDesc for " + path);
+  }
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) user_error(fmt::format("{}: cannot write", path));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) user_error(fmt::format("{}: write failed", path));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) user_error(fmt::format("{}: cannot rename into place", path));
+}
+
+std::string Program::to_text() const {
+  std::string s;
+  google::protobuf::TextFormat::Printer printer;
+  printer.PrintToString(desc_, &s);
+  return s;
+}
+
+int Program::parent_of(int block) const {
+  if (block < 0 || block >= desc_.blocks_size()) return -1;
+  return desc_.blocks(block).parent_idx();
+}
+
+const pb::VarDesc* Program::find_var(int block, const std::string& name, int* found_in) const {
+  // Bounded walk: a corrupt program may have a parent cycle.
+  for (int hops = 0; block >= 0 && block < desc_.blocks_size() && hops <= desc_.blocks_size(); ++hops) {
+    auto it = var_index_[block].find(name);
+    if (it != var_index_[block].end()) {
+      if (found_in) *found_in = block;
+      return &desc_.blocks(block).vars(it->second);
+    }
+    if (block == 0) break;
+    block = desc_.blocks(block).parent_idx();
+  }
+  return nullptr;
+}
+
+Location Program::loc(int block, int op, const std::string& var) const {
+  Location l;
+  l.file = origin_;
+  l.block = block;
+  l.parent = block > 0 ? parent_of(block) : -1;
+  l.op = op;
+  l.var = var;
+  if (block >= 0 && block < desc_.blocks_size() && op >= 0 && op < desc_.blocks(block).ops_size()) {
+    const auto& o = desc_.blocks(block).ops(op);
+    l.op_type = o.type();
+    l.python_line = python_line_of(o);
+  }
+  return l;
+}
+
+bool is_empty_var_name(const std::string& name) { return name.empty() || name == "@EMPTY@"; }
+
+const pb::VarType::TensorDesc* tensor_desc(const pb::VarDesc& var) {
+  const auto& t = var.type();
+  switch (t.type()) {
+    case pb::VarType::LOD_TENSOR:
+      return t.has_lod_tensor() ? &t.lod_tensor().tensor() : nullptr;
+    case pb::VarType::SELECTED_ROWS:
+      return t.has_selected_rows() ? &t.selected_rows() : nullptr;
+    case pb::VarType::LOD_TENSOR_ARRAY:
+      return t.has_tensor_array() ? &t.tensor_array().tensor() : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+std::string dtype_str(pb::VarType::Type t) {
+  switch (t) {
+    case pb::VarType::BOOL: return "bool";
+    case pb::VarType::INT16: return "int16";
+    case pb::VarType::INT32: return "int32";
+    case pb::VarType::INT64: return "int64";
+    case pb::VarType::FP16: return "float16";
+    case pb::VarType::FP32: return "float32";
+    case pb::VarType::FP64: return "float64";
+    case pb::VarType::UINT8: return "uint8";
+    case pb::VarType::INT8: return "int8";
+    case pb::VarType::BF16: return "bfloat16";
+    default: return pb::VarType::Type_Name(t);
+  }
+}
+
+std::string dims_str(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+std::string dims_str(const google::protobuf::RepeatedField<int64_t>& dims) {
+  return dims_str(std::vector<int64_t>(dims.begin(), dims.end()));
+}
+
+}  // namespace fluidc

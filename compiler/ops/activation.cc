@@ -1,0 +1,37 @@
+// compiler/ops/activation.cc - relu, sigmoid, tanh, square, scale, softmax and their grads.
+#include "compiler/ops/registry.h"
+#include "compiler/shape_infer.h"
+
+namespace fluidc::ops {
+
+void add_activation_ops(std::vector<OpDef>& t) {
+  // Activations whose gradient is a function of the output.
+  for (const char* name : {"relu", "sigmoid", "tanh"}) {
+    std::string fwd = name;
+    t.push_back({.type = fwd, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
+                 .grad = fwd + "_grad", .infer_shape = shape_rules::same_as_x});
+    t.push_back({.type = fwd + "_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
+                 .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+  }
+  t.push_back({.type = "square", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .grad = "square_grad", .infer_shape = shape_rules::same_as_x});
+  t.push_back({.type = "square_grad", .family = "activation", .inputs = {{"X"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+  // Paddle differentiates scale by another scale op (bias dropped).
+  t.push_back({.type = "scale",
+               .family = "activation",
+               .inputs = {{"X"}},
+               .outputs = {{"Out"}},
+               .attrs = {{"scale", pb::FLOAT}, {"bias", pb::FLOAT}, {"bias_after_scale", pb::BOOLEAN}},
+               .attrs_struct = "ScaleAttrs",
+               .grad = "scale",
+               .infer_shape = shape_rules::same_as_x});
+  t.push_back({.type = "softmax", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .attrs = {{"axis", pb::INT}}, .attrs_struct = "SoftmaxAttrs", .grad = "softmax_grad",
+               .infer_shape = shape_rules::same_as_x});
+  t.push_back({.type = "softmax_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .attrs = {{"axis", pb::INT}}, .attrs_struct = "SoftmaxAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
+}
+
+}  // namespace fluidc::ops

@@ -1,0 +1,56 @@
+// compiler/ops/elementwise.cc - elementwise_add/sub/mul/div with Paddle's axis broadcasting, and grads.
+#include <fmt/format.h>
+
+#include "compiler/ir/attrs.h"
+#include "compiler/ops/registry.h"
+#include "compiler/shape_infer.h"
+
+namespace fluidc::ops {
+namespace {
+
+void infer_elementwise(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  const TensorType& y = c.input("Y");
+  if (!x.known || !y.known) return;
+  if (x.dtype != y.dtype) {
+    c.error(fmt::format("X is {} but Y is {}: elementwise operands must have one dtype", x.str(), y.str()));
+    return;
+  }
+  TensorType out = x;
+  int axis = static_cast<int>(attr_int(c.op(), "axis", -1));
+  if (!shape_rules::broadcast(x.dims, y.dims, axis, out.dims)) {
+    c.error(fmt::format("X {} and Y {} do not broadcast with axis={}", dims_str(x.dims), dims_str(y.dims), axis));
+    return;
+  }
+  c.set_output("Out", out);
+}
+
+}  // namespace
+
+void add_elementwise_ops(std::vector<OpDef>& t) {
+  const std::vector<AttrDef> attrs = {{"axis", pb::INT}};
+  for (const char* name : {"add", "sub", "mul", "div"}) {
+    std::string fwd = fmt::format("elementwise_{}", name);
+    std::vector<SlotDef> grad_inputs = {{"X"}, {"Y"}};
+    // Division's gradient reads the forward result as well.
+    if (std::string(name) == "div") grad_inputs.push_back({"Out"});
+    grad_inputs.push_back({"Out@GRAD"});
+    t.push_back({.type = fwd,
+                 .family = "elementwise",
+                 .inputs = {{"X"}, {"Y"}},
+                 .outputs = {{"Out"}},
+                 .attrs = attrs,
+                 .attrs_struct = "ElementwiseAttrs",
+                 .grad = fwd + "_grad",
+                 .infer_shape = infer_elementwise});
+    t.push_back({.type = fwd + "_grad",
+                 .family = "elementwise",
+                 .inputs = grad_inputs,
+                 .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}},
+                 .attrs = attrs,
+                 .attrs_struct = "ElementwiseAttrs",
+                 .infer_shape = shape_rules::grads_like_inputs});
+  }
+}
+
+}  // namespace fluidc::ops

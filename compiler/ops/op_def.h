@@ -1,0 +1,77 @@
+// compiler/ops/op_def.h - one definition per op type: slots, attributes, traits, shapes, gradient, emitters.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/program.h"
+
+namespace fluidc {
+
+class ShapeCtx;
+class EmitCtx;
+
+namespace ops {
+
+/// An input or output slot. The order of an op's slots is the order of
+/// the kernel's parameters (see kernels/*.h).
+struct SlotDef {
+  std::string name;
+  bool optional = false;    ///< may be absent; the kernel takes a pointer
+  bool duplicable = false;  ///< takes a list of variables (e.g. sum's X)
+};
+
+/// An attribute the op understands. Attributes not listed are kept in the
+/// program but ignored (Paddle adds op_role, op_callstack, use_mkldnn, ...).
+struct AttrDef {
+  std::string name;
+  pb::AttrType type;
+  bool required = false;   ///< absent is an error; otherwise the kernel default applies
+  bool to_kernel = true;   ///< copied into the kernel's attribute struct
+};
+
+/// Facts that passes ask about instead of naming op types.
+enum Trait : unsigned {
+  kNoTraits = 0,
+  kSideEffect = 1u << 0,  ///< must not be removed even when its outputs are unused
+  kOptimizer = 1u << 1,   ///< updates parameters; a program with one is a trainer
+  kFeed = 1u << 2,        ///< reads a fed tensor into its output
+  kFetch = 1u << 3,       ///< exposes its input as a program result
+  kRandom = 1u << 4,      ///< draws random numbers
+  kOwnsBlock = 1u << 5,   ///< runs a sub-block
+};
+
+using InferShapeFn = void (*)(ShapeCtx&);
+using EmitFn = void (*)(EmitCtx&);
+
+struct OpDef {
+  std::string type;
+  /// Kernel family: the generated code includes kernels/<family>.h.
+  std::string family;
+  std::vector<SlotDef> inputs;
+  std::vector<SlotDef> outputs;
+  std::vector<AttrDef> attrs;
+  /// Name of the kernel's attribute struct ("MulAttrs"); empty when the
+  /// kernel takes none.
+  std::string attrs_struct;
+  unsigned traits = kNoTraits;
+  /// The op Paddle's backward emits for this one ("mul_grad"); empty when
+  /// the op is not differentiable or is itself a gradient.
+  std::string grad;
+  /// Output dtypes and dims from input ones; nullptr: outputs keep their
+  /// declared VarDesc types.
+  InferShapeFn infer_shape = nullptr;
+  /// CPU code for one op; nullptr: the generic kernel call
+  /// `k::<type>(inputs..., outputs..., attrs)`.
+  EmitFn emit_cpu = nullptr;
+  /// CUDA code for one op; no op has one yet.
+  EmitFn emit_cuda = nullptr;
+
+  bool has(Trait t) const { return (traits & t) != 0; }
+  const SlotDef* input(const std::string& slot) const;
+  const SlotDef* output(const std::string& slot) const;
+  const AttrDef* attr(const std::string& name) const;
+};
+
+}  // namespace ops
+}  // namespace fluidc

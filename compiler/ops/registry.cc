@@ -1,0 +1,60 @@
+// compiler/ops/registry.cc - builds the op table once from every family, in one explicit list.
+#include "compiler/ops/registry.h"
+
+#include <algorithm>
+
+#include "compiler/diagnostics.h"
+
+namespace fluidc::ops {
+
+const SlotDef* OpDef::input(const std::string& slot) const {
+  for (const auto& s : inputs)
+    if (s.name == slot) return &s;
+  return nullptr;
+}
+
+const SlotDef* OpDef::output(const std::string& slot) const {
+  for (const auto& s : outputs)
+    if (s.name == slot) return &s;
+  return nullptr;
+}
+
+const AttrDef* OpDef::attr(const std::string& name) const {
+  for (const auto& a : attrs)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+namespace {
+
+std::vector<OpDef> build_table() {
+  std::vector<OpDef> table;
+  add_io_ops(table);
+  add_elementwise_ops(table);
+  add_activation_ops(table);
+  add_matmul_ops(table);
+  add_loss_ops(table);
+  add_reduce_ops(table);
+  add_fill_ops(table);
+  add_optimizer_ops(table);
+  std::sort(table.begin(), table.end(), [](const OpDef& a, const OpDef& b) { return a.type < b.type; });
+  for (size_t i = 1; i < table.size(); ++i)
+    if (table[i].type == table[i - 1].type) internal_error("op defined twice: " + table[i].type);
+  return table;
+}
+
+}  // namespace
+
+const std::vector<OpDef>& all_ops() {
+  static const std::vector<OpDef> table = build_table();
+  return table;
+}
+
+const OpDef* find_op(std::string_view type) {
+  const auto& table = all_ops();
+  auto it = std::lower_bound(table.begin(), table.end(), type,
+                             [](const OpDef& d, std::string_view t) { return d.type < t; });
+  return it != table.end() && it->type == type ? &*it : nullptr;
+}
+
+}  // namespace fluidc::ops

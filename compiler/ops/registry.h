@@ -1,0 +1,26 @@
+// compiler/ops/registry.h - the table of every op fluidc supports.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "compiler/ops/op_def.h"
+
+namespace fluidc::ops {
+
+/// Every supported op, sorted by type name.
+const std::vector<OpDef>& all_ops();
+/// The definition of `type`, or nullptr when fluidc does not support it.
+const OpDef* find_op(std::string_view type);
+
+// One function per op family, each in compiler/ops/<family>.cc.
+void add_io_ops(std::vector<OpDef>& table);
+void add_elementwise_ops(std::vector<OpDef>& table);
+void add_activation_ops(std::vector<OpDef>& table);
+void add_matmul_ops(std::vector<OpDef>& table);
+void add_loss_ops(std::vector<OpDef>& table);
+void add_reduce_ops(std::vector<OpDef>& table);
+void add_fill_ops(std::vector<OpDef>& table);
+void add_optimizer_ops(std::vector<OpDef>& table);
+
+}  // namespace fluidc::ops

@@ -1,0 +1,141 @@
+// compiler/shape_infer.cc - the inference driver and the shape rules shared by op families.
+#include "compiler/shape_infer.h"
+
+#include <fmt/format.h>
+
+#include "compiler/ir/attrs.h"
+#include "compiler/ops/registry.h"
+
+namespace fluidc {
+
+std::string TensorType::str() const {
+  if (!known) return "<unknown>";
+  return dtype_str(dtype) + dims_str(dims);
+}
+
+ShapeCtx::ShapeCtx(const Program& prog, int block, int op_index, std::map<std::string, TensorType>& types,
+                   Diagnostics& diags)
+    : prog_(prog), block_(block), op_index_(op_index), op_(prog.block(block).ops(op_index)),
+      types_(types), diags_(diags) {}
+
+bool ShapeCtx::has_input(const std::string& slot) const { return !op_inputs(op_, slot).empty(); }
+
+int ShapeCtx::num_inputs(const std::string& slot) const { return static_cast<int>(op_inputs(op_, slot).size()); }
+
+const TensorType& ShapeCtx::input(const std::string& slot, int i) {
+  auto args = op_inputs(op_, slot);
+  if (i >= static_cast<int>(args.size())) {
+    error(fmt::format("input slot {} has no variable #{}", slot, i));
+    return unknown_;
+  }
+  auto it = types_.find(args[i]);
+  return it == types_.end() ? unknown_ : it->second;
+}
+
+bool ShapeCtx::has_output(const std::string& slot) const { return !op_outputs(op_, slot).empty(); }
+
+void ShapeCtx::set_output(const std::string& slot, const TensorType& t) {
+  if (!t.known) return;
+  for (const auto& name : op_outputs(op_, slot)) {
+    TensorType& cur = types_[name];
+    if (!cur.known || cur.dims.size() != t.dims.size()) {
+      // A rank disagreement with the VarDesc is common in real programs
+      // (Paddle writes [1] for 0-D results of older releases): the inferred
+      // type wins because it is what the kernels will produce.
+      cur = t;
+      continue;
+    }
+    for (size_t d = 0; d < t.dims.size(); ++d) {
+      if (t.dims[d] >= 0 && cur.dims[d] >= 0 && t.dims[d] != cur.dims[d]) {
+        Location l = prog_.loc(block_, op_index_, name);
+        diags_.error(l, fmt::format("output {} is inferred as {} but the program declares {}", slot, t.str(),
+                                    cur.str()));
+        return;
+      }
+      if (t.dims[d] >= 0) cur.dims[d] = t.dims[d];
+    }
+    cur.dtype = t.dtype;
+  }
+}
+
+void ShapeCtx::error(const std::string& message) { diags_.error(prog_.loc(block_, op_index_), message); }
+
+TensorType declared_type(const pb::VarDesc& var) {
+  TensorType t;
+  const auto* td = tensor_desc(var);
+  if (!td) return t;
+  t.known = true;
+  t.dtype = td->data_type();
+  t.dims.assign(td->dims().begin(), td->dims().end());
+  return t;
+}
+
+std::map<std::string, TensorType> infer_shapes(const Program& prog, Diagnostics& diags) {
+  std::map<std::string, TensorType> types;
+  for (int b = 0; b < prog.num_blocks(); ++b)
+    for (const auto& v : prog.block(b).vars()) types.emplace(v.name(), declared_type(v));
+  for (int b = 0; b < prog.num_blocks(); ++b) {
+    const auto& block = prog.block(b);
+    for (int i = 0; i < block.ops_size(); ++i) {
+      const ops::OpDef* def = ops::find_op(block.ops(i).type());
+      if (!def || !def->infer_shape) continue;
+      ShapeCtx ctx(prog, b, i, types, diags);
+      def->infer_shape(ctx);
+    }
+  }
+  return types;
+}
+
+namespace shape_rules {
+
+void same_as_x(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  for (const auto& out : c.op().outputs()) c.set_output(out.parameter(), x);
+}
+
+void grads_like_inputs(ShapeCtx& c) {
+  static const std::string kSuffix = "@GRAD";
+  for (const auto& out : c.op().outputs()) {
+    const std::string& slot = out.parameter();
+    if (slot.size() <= kSuffix.size() || slot.compare(slot.size() - kSuffix.size(), kSuffix.size(), kSuffix))
+      continue;
+    std::string fwd = slot.substr(0, slot.size() - kSuffix.size());
+    if (c.has_input(fwd))
+      c.set_output(slot, c.input(fwd));
+    else if (c.has_input("Out"))
+      c.set_output(slot, c.input("Out"));
+  }
+}
+
+void outs_like_inputs(ShapeCtx& c) {
+  for (const auto& out : c.op().outputs()) {
+    const std::string& slot = out.parameter();
+    if (slot.size() > 3 && slot.compare(slot.size() - 3, 3, "Out") == 0) {
+      std::string in = slot.substr(0, slot.size() - 3);
+      if (c.has_input(in)) c.set_output(slot, c.input(in));
+    }
+  }
+}
+
+bool dims_agree(int64_t a, int64_t b) { return a < 0 || b < 0 || a == b; }
+
+bool broadcast(const std::vector<int64_t>& x, const std::vector<int64_t>& y, int axis, std::vector<int64_t>& out) {
+  const bool x_big = x.size() >= y.size();
+  const auto& big = x_big ? x : y;
+  const auto& small = x_big ? y : x;
+  int offset = axis < 0 ? static_cast<int>(big.size() - small.size()) : axis;
+  if (offset < 0 || offset + small.size() > big.size()) return false;
+  std::vector<int64_t> r = big;
+  for (size_t i = 0; i < small.size(); ++i) {
+    int64_t b = big[offset + i], s = small[i];
+    if (b == s || s == 1) continue;
+    if (b == 1) { r[offset + i] = s; continue; }
+    if (b < 0 || s < 0) { r[offset + i] = b < 0 ? s : b; continue; }
+    return false;
+  }
+  out = std::move(r);
+  return true;
+}
+
+}  // namespace shape_rules
+}  // namespace fluidc

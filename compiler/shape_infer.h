@@ -1,0 +1,79 @@
+// compiler/shape_infer.h - dtype and shape inference over a program, with -1 for run-time dims.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/diagnostics.h"
+#include "compiler/ir/program.h"
+#include "compiler/ops/op_def.h"
+
+namespace fluidc {
+
+/// A tensor's type at compile time. A dim of -1 is known only at run time
+/// (typically the batch); it is resolved from the feeds when the binary runs.
+struct TensorType {
+  pb::VarType::Type dtype = pb::VarType::FP32;
+  std::vector<int64_t> dims;
+  bool known = false;  ///< false: nothing is known (not a tensor, or never set)
+
+  std::string str() const;  ///< "float32[-1, 13]"
+};
+
+/// What an op's infer_shape hook sees: its inputs' types, its attributes,
+/// and a way to set its outputs' types or report an error at the op.
+class ShapeCtx {
+ public:
+  ShapeCtx(const Program& prog, int block, int op_index, std::map<std::string, TensorType>& types,
+           Diagnostics& diags);
+
+  const pb::OpDesc& op() const { return op_; }
+  bool has_input(const std::string& slot) const;
+  int num_inputs(const std::string& slot) const;
+  /// Type of the i-th variable of `slot`; reports an error (and returns an
+  /// unknown type) when absent.
+  const TensorType& input(const std::string& slot, int i = 0);
+  bool has_output(const std::string& slot) const;
+  /// Sets every variable of `slot` (or the i-th) to `t`.
+  void set_output(const std::string& slot, const TensorType& t);
+  void error(const std::string& message);
+
+ private:
+  const Program& prog_;
+  int block_;
+  int op_index_;
+  const pb::OpDesc& op_;
+  std::map<std::string, TensorType>& types_;
+  Diagnostics& diags_;
+  TensorType unknown_;
+};
+
+/// The declared type of a variable (its VarDesc), unknown for non-tensors.
+TensorType declared_type(const pb::VarDesc& var);
+
+/// Runs every op's infer_shape over all blocks in order. Inferred types
+/// refine declared ones (a declared -1 becomes a known dim); a conflict
+/// between a known inferred dim and a known declared dim is an error.
+/// Returns the type of every variable, keyed by name.
+std::map<std::string, TensorType> infer_shapes(const Program& prog, Diagnostics& diags);
+
+namespace shape_rules {
+// Reusable infer_shape hooks shared by several op families.
+
+/// Every output slot gets the type of input slot X.
+void same_as_x(ShapeCtx& c);
+/// Each output "<S>@GRAD" gets the type of input "<S>"; when that input is
+/// absent, the type of input "Out" (activation grads read Out, not X).
+void grads_like_inputs(ShapeCtx& c);
+/// Each output "<S>Out" gets the type of input "<S>" (optimizers).
+void outs_like_inputs(ShapeCtx& c);
+/// Broadcast two shapes the way Paddle's elementwise ops do with `axis`.
+/// Returns false (and leaves `out` unchanged) when they do not broadcast.
+bool broadcast(const std::vector<int64_t>& x, const std::vector<int64_t>& y, int axis,
+               std::vector<int64_t>& out);
+/// Two dims agree when either is unknown (-1) or they are equal.
+bool dims_agree(int64_t a, int64_t b);
+}  // namespace shape_rules
+
+}  // namespace fluidc

@@ -1,0 +1,144 @@
+// compiler/verify.cc - the program verifier: every message names file, block, op and variable.
+#include "compiler/verify.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "compiler/ir/attrs.h"
+#include "compiler/ops/registry.h"
+
+namespace fluidc {
+namespace {
+
+bool verify_blocks(const Program& prog, Diagnostics& diags) {
+  bool ok = true;
+  const int n = prog.num_blocks();
+  for (int b = 0; b < n; ++b) {
+    const auto& block = prog.block(b);
+    Location l = prog.loc(b);
+    l.parent = -1;
+    if (block.idx() != b) {
+      diags.error(l, fmt::format("block at position {} says its index is {}", b, block.idx()));
+      ok = false;
+    }
+    int parent = block.parent_idx();
+    if (b == 0 ? parent != -1 && parent != 0 : parent < 0 || parent >= n || parent == b) {
+      diags.error(l, fmt::format("invalid parent block index {} (program has {} blocks)", parent, n));
+      ok = false;
+      continue;
+    }
+    // Walk up: a chain longer than the number of blocks is a cycle.
+    int cur = b, hops = 0;
+    while (cur != 0 && hops <= n) {
+      cur = prog.block(cur).parent_idx();
+      if (cur < 0 || cur >= n) break;
+      ++hops;
+    }
+    if (hops > n) {
+      diags.error(l, "parent chain does not reach block 0 (cycle)");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// Unsupported ops are gathered program-wide so one message lists them all.
+struct Unsupported {
+  int count = 0;
+  int first_block = 0, first_op = 0;
+};
+
+void verify_slots(const Program& prog, int b, int i, const ops::OpDef& def, bool inputs, Diagnostics& diags) {
+  const auto& op = prog.block(b).ops(i);
+  const auto& vars = inputs ? op.inputs() : op.outputs();
+  const auto& defs = inputs ? def.inputs : def.outputs;
+  const char* kind = inputs ? "input" : "output";
+  for (const auto& v : vars) {
+    const ops::SlotDef* slot = inputs ? def.input(v.parameter()) : def.output(v.parameter());
+    std::vector<std::string> args = slot_args(vars, v.parameter());
+    if (!slot) {
+      if (!args.empty())
+        diags.error(prog.loc(b, i, args[0]),
+                    fmt::format("{} slot '{}' is not supported by fluidc's {} (its semantics would be ignored)",
+                                kind, v.parameter(), def.type));
+      continue;
+    }
+    if (!slot->duplicable && args.size() > 1)
+      diags.error(prog.loc(b, i), fmt::format("{} slot '{}' takes one variable but has {}", kind, v.parameter(),
+                                              args.size()));
+    for (const auto& name : args)
+      if (!prog.find_var(b, name))
+        diags.error(prog.loc(b, i, name),
+                    fmt::format("{} {} refers to an undefined variable (not in block {} or its ancestors)", kind,
+                                v.parameter(), b));
+  }
+  for (const auto& slot : defs) {
+    if (slot.optional) continue;
+    if (slot_args(vars, slot.name).empty())
+      diags.error(prog.loc(b, i), fmt::format("required {} slot '{}' is missing", kind, slot.name));
+  }
+}
+
+void verify_attrs(const Program& prog, int b, int i, const ops::OpDef& def, Diagnostics& diags) {
+  const auto& op = prog.block(b).ops(i);
+  for (const auto& ad : def.attrs) {
+    const auto* a = find_attr(op, ad.name);
+    if (!a) {
+      if (ad.required) diags.error(prog.loc(b, i), fmt::format("required attribute '{}' is missing", ad.name));
+      continue;
+    }
+    if (!attr_type_compatible(a->type(), ad.type))
+      diags.error(prog.loc(b, i), fmt::format("attribute '{}' has type {} but {} expects {}", ad.name,
+                                              pb::AttrType_Name(a->type()), def.type, pb::AttrType_Name(ad.type)));
+  }
+  for (const auto& a : op.attrs()) {
+    bool bad = (a.type() == pb::BLOCK && (a.block_idx() < 0 || a.block_idx() >= prog.num_blocks()));
+    for (int idx : a.blocks_idx()) bad |= idx < 0 || idx >= prog.num_blocks();
+    if (bad) diags.error(prog.loc(b, i), fmt::format("attribute '{}' names a block that does not exist", a.name()));
+  }
+}
+
+}  // namespace
+
+void verify_program(const Program& prog, Diagnostics& diags) {
+  if (!verify_blocks(prog, diags)) return;
+  std::map<std::string, Unsupported> unsupported;
+  for (int b = 0; b < prog.num_blocks(); ++b) {
+    const auto& block = prog.block(b);
+    std::set<std::string> seen;
+    for (const auto& v : block.vars())
+      if (!seen.insert(v.name()).second)
+        diags.error(prog.loc(b, -1, v.name()), "variable is declared twice in this block");
+    for (int i = 0; i < block.ops_size(); ++i) {
+      const auto& op = block.ops(i);
+      const ops::OpDef* def = ops::find_op(op.type());
+      if (!def) {
+        auto [it, fresh] = unsupported.try_emplace(op.type());
+        if (fresh) it->second.first_block = b, it->second.first_op = i;
+        ++it->second.count;
+        continue;
+      }
+      verify_slots(prog, b, i, *def, true, diags);
+      verify_slots(prog, b, i, *def, false, diags);
+      verify_attrs(prog, b, i, *def, diags);
+    }
+  }
+  if (!unsupported.empty()) {
+    int total = 0;
+    std::string list;
+    for (const auto& [type, u] : unsupported) {
+      total += u.count;
+      list += fmt::format("\n    {} ({} op{}, first at block {}, op {})", type, u.count, u.count == 1 ? "" : "s",
+                          u.first_block, u.first_op);
+    }
+    Location l;
+    l.file = prog.origin();
+    diags.error(l, fmt::format("{} unsupported op type{} ({} op{} in all); `fluidc ops` lists what is supported:{}",
+                               unsupported.size(), unsupported.size() == 1 ? "" : "s", total, total == 1 ? "" : "s",
+                               list));
+  }
+}
+
+}  // namespace fluidc
