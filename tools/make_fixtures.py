@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Regenerate every Paddle reference file: the datasets' .npy arrays, the
+fixtures under test/fixtures/ (except test/fixtures/runtime/, which is not
+made here) and the program/parameter files of examples/fit_a_line and
+examples/mlp_classifier.  Each family runs in its own Python process so that
+global Paddle state (unique names, RNG) starts fresh; the output is
+byte-identical from run to run with the same paddle/numpy versions.
+
+  python3 tools/make_fixtures.py            # everything
+  python3 tools/make_fixtures.py mlp        # only scripts whose name contains 'mlp'
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+REPO = TOOLS.parent
+FIXTURES = REPO / "test" / "fixtures"
+
+SCRIPTS = [
+    "prepare_datasets.py",      # raw CSV -> examples/*/data/*.npy (inputs of all below)
+    "fixtures_fit_a_line.py",   # fit_a_line_sgd, infer_fit_a_line
+    "fixtures_mlp.py",          # mlp_adam, mlp_momentum, infer_mlp
+    "fixtures_ops_mix.py",      # mlp_ops_mix
+    "fixtures_legacy_ops.py",   # legacy_ops
+    "make_examples.py",         # examples/fit_a_line, examples/mlp_classifier
+]
+
+# The op list the fixtures are meant to cover between them (forward ops; their
+# *_grad ops come from Paddle's backward pass).
+WANTED = ["feed", "fetch", "fill_constant", "assign", "uniform_random", "gaussian_random", "scale",
+          "cast", "mul", "matmul", "matmul_v2", "elementwise_add", "elementwise_sub",
+          "elementwise_mul", "elementwise_div", "relu", "sigmoid", "tanh", "softmax",
+          "softmax_with_cross_entropy", "cross_entropy2", "mean", "reduce_mean", "reduce_sum",
+          "square", "sum", "fill_any_like", "fill_zeros_like", "sgd", "momentum", "adam"]
+
+
+def coverage():
+    where = {}
+    for meta_path in sorted(FIXTURES.glob("*/meta.json")):
+        meta = json.loads(meta_path.read_text())
+        name = meta_path.parent.name
+        ops = set(meta.get("ops_main", [])) | set(meta.get("ops_startup", [])) | set(meta.get("ops", []))
+        for op in ops:
+            where.setdefault(op, []).append(name)
+    missing = [op for op in WANTED if op not in where]
+    summary = {"script": "tools/make_fixtures.py",
+               "ops": {op: where[op] for op in sorted(where)},
+               "wanted_missing": missing}
+    (FIXTURES / "ops_coverage.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    return where, missing
+
+
+def main():
+    only = sys.argv[1:]
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    for s in SCRIPTS:
+        if only and not any(o in s for o in only):
+            continue
+        print(f"== {s}", flush=True)
+        subprocess.check_call([sys.executable, str(TOOLS / s)], cwd=REPO, env=env)
+    where, missing = coverage()
+    print(f"== {len(where)} op types across fixtures; wanted but missing: {missing or 'none'}")
+    mine = [p for p in FIXTURES.iterdir() if p.is_dir() and p.name != "runtime"]
+    size = sum(f.stat().st_size for d in mine for f in d.rglob("*") if f.is_file())
+    print(f"== fixtures size: {size / 1e6:.2f} MB")
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
