@@ -2,6 +2,7 @@
 #include "compiler/ir/program.h"
 
 #include <fmt/format.h>
+#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
@@ -31,24 +32,35 @@ class TextErrors : public google::protobuf::io::ErrorCollector {
 };
 
 // The innermost frame of op_callstack that is the user's code rather than
-// Paddle's own Python: "File "train.py", line 12, in <module>".
+// Paddle's own Python. Paddle stores each frame as a header string
+// ('  File "train.py", line 12, in <module>') optionally followed by a
+// string holding the source line; render "File "train.py", line 12, in
+// <module>: y = fc(x)".
 std::string python_line_of(const pb::OpDesc& op) {
+  auto trim = [](const std::string& s) {
+    auto b = s.find_first_not_of(" \n");
+    auto e = s.find_last_not_of(" \n");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  };
   for (const auto& attr : op.attrs()) {
     if (attr.name() != "op_callstack") continue;
     std::string best;
-    for (const auto& frame : attr.strings()) {
-      if (frame.find("/paddle/") != std::string::npos) continue;
-      best = frame;
+    const auto& frames = attr.strings();
+    for (int i = 0; i < frames.size(); ++i) {
+      std::string header = trim(frames[i]);
+      if (header.rfind("File ", 0) != 0) continue;
+      // Older releases put header and code in one string.
+      std::string code;
+      if (auto nl = header.find('\n'); nl != std::string::npos) {
+        code = trim(header.substr(nl + 1));
+        header = header.substr(0, nl);
+      } else if (i + 1 < frames.size() && trim(frames[i + 1]).rfind("File ", 0) != 0) {
+        code = trim(frames[i + 1]);
+      }
+      if (header.find("/paddle/") != std::string::npos || header.find("site-packages") != std::string::npos) continue;
+      best = code.empty() ? header : header + ": " + code;
     }
-    auto start = best.find_first_not_of(" \n");
-    if (start == std::string::npos) return "";
-    auto end = best.find('\n', start);
-    std::string line = best.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (end != std::string::npos) {
-      auto code = best.find_first_not_of(" \n", end);
-      if (code != std::string::npos) line += ": " + best.substr(code, best.find('\n', code) - code);
-    }
-    return line;
+    return best;
   }
   return "";
 }

@@ -41,15 +41,16 @@ void infer_cross_entropy2(ShapeCtx& c) {
   y.dims.back() = 1;
   c.set_output("Y", y);
   c.set_output("MatchX", y);
+  // Paddle records X's dims in XShape with a trailing 0, so it holds no data.
   TensorType xshape = x;
-  xshape.dims.insert(xshape.dims.begin(), 0);
+  xshape.dims.push_back(0);
   c.set_output("XShape", xshape);
 }
 
 void infer_cross_entropy_grad2(ShapeCtx& c) {
   TensorType x = c.input("XShape");
   if (!x.known || x.dims.empty()) return;
-  x.dims.erase(x.dims.begin());
+  x.dims.pop_back();
   x.dtype = c.input("MatchX").dtype;
   c.set_output("X@GRAD", x);
 }

@@ -1,0 +1,89 @@
+// compiler/driver/dump.cc - readable listings of programs and of the op table.
+#include "compiler/driver/dump.h"
+
+#include <fmt/format.h>
+
+#include "compiler/ir/attrs.h"
+#include "compiler/ir/program_info.h"
+#include "compiler/ops/registry.h"
+#include "compiler/shape_infer.h"
+#include "compiler/verify.h"
+
+namespace fluidc {
+namespace {
+
+std::string slot_list(const google::protobuf::RepeatedPtrField<pb::OpDesc::Var>& vars) {
+  std::vector<std::string> parts;
+  for (const auto& v : vars) {
+    std::vector<std::string> args(v.arguments().begin(), v.arguments().end());
+    if (args.empty()) continue;
+    parts.push_back(args.size() == 1 ? fmt::format("{}={}", v.parameter(), args[0])
+                                     : fmt::format("{}=[{}]", v.parameter(), fmt::join(args, ", ")));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string var_kind(const pb::VarDesc& v) {
+  const auto* td = tensor_desc(v);
+  std::string type = pb::VarType::Type_Name(v.type().type());
+  if (td) type = fmt::format("{}{}", dtype_str(td->data_type()), dims_str(td->dims()));
+  if (v.type().type() == pb::VarType::LOD_TENSOR_ARRAY) type = "array<" + type + ">";
+  return type;
+}
+
+}  // namespace
+
+int dump_program(const std::string& path, bool all_attrs) {
+  Program prog = Program::load(path);
+  Diagnostics diags;
+  verify_program(prog, diags);
+  auto types = diags.has_errors() ? std::map<std::string, TensorType>{} : infer_shapes(prog, diags);
+  ProgramInfo info = diags.has_errors() ? ProgramInfo{} : analyze_program(prog, "", diags);
+  const auto& d = prog.desc();
+  fmt::print("program {} (sha256 {})\n", path, prog.sha256());
+  fmt::print("  version {}, {} block{}, {}\n", d.has_version() ? d.version().version() : 0, prog.num_blocks(),
+             prog.num_blocks() == 1 ? "" : "s", info.is_trainer ? "trainer (has optimizer ops)" : "inference");
+  if (!info.feeds.empty()) fmt::print("  feeds: {}\n", fmt::join(info.feeds, ", "));
+  if (!info.fetches.empty()) fmt::print("  fetches: {}\n", fmt::join(info.fetches, ", "));
+  if (!info.loss.empty()) fmt::print("  loss: {}\n", info.loss);
+  for (int b = 0; b < prog.num_blocks(); ++b) {
+    const auto& block = prog.block(b);
+    fmt::print("\nblock {} (parent {}): {} vars, {} ops\n", b, block.parent_idx(), block.vars_size(), block.ops_size());
+    for (const auto& v : block.vars()) {
+      std::string flags;
+      if (v.persistable()) flags += " persistable";
+      if (v.is_parameter()) flags += " parameter";
+      if (v.stop_gradient()) flags += " stop_gradient";
+      std::string inferred;
+      auto it = types.find(v.name());
+      if (it != types.end() && it->second.known && tensor_desc(v) &&
+          it->second.dims != std::vector<int64_t>(tensor_desc(v)->dims().begin(), tensor_desc(v)->dims().end()))
+        inferred = " (inferred " + dims_str(it->second.dims) + ")";
+      fmt::print("  var {:<40} {}{}{}\n", v.name(), var_kind(v), inferred, flags);
+    }
+    for (int i = 0; i < block.ops_size(); ++i) {
+      const auto& op = block.ops(i);
+      const ops::OpDef* def = ops::find_op(op.type());
+      std::vector<std::string> attrs;
+      for (const auto& a : op.attrs())
+        if (all_attrs || (def && def->attr(a.name())) || a.type() == pb::BLOCK)
+          attrs.push_back(fmt::format("{}={}", a.name(), attr_value_str(a)));
+      fmt::print("  op {:>3}: {}({}) -> ({}){}{}\n", i, op.type(), slot_list(op.inputs()), slot_list(op.outputs()),
+                 attrs.empty() ? "" : "  ", fmt::join(attrs, " "));
+    }
+  }
+  if (!diags.all().empty()) fmt::print(stderr, "\n{}", diags.str());
+  return diags.has_errors() ? 1 : 0;
+}
+
+void print_op_table() {
+  fmt::print("{:<36} {:<40} {:<4} {:<4}\n", "op", "gradient", "cpu", "cuda");
+  for (const auto& def : ops::all_ops()) {
+    bool io = def.has(ops::kFeed) || def.has(ops::kFetch);
+    fmt::print("{:<36} {:<40} {:<4} {:<4}\n", def.type, def.grad.empty() ? "-" : def.grad, io || !def.family.empty() ? "yes" : "no",
+               def.emit_cuda ? "yes" : "no");
+  }
+  fmt::print("\n{} ops\n", ops::all_ops().size());
+}
+
+}  // namespace fluidc

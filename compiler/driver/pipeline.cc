@@ -1,0 +1,48 @@
+// compiler/driver/pipeline.cc - load, verify, infer shapes, check def-before-use.
+#include "compiler/driver/pipeline.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "compiler/ir/attrs.h"
+#include "compiler/ops/registry.h"
+#include "compiler/verify.h"
+
+namespace fluidc {
+
+CheckedProgram load_checked(const std::string& path) {
+  CheckedProgram c{Program::load(path), {}, {}};
+  verify_program(c.program, c.diags);
+  c.diags.throw_if_errors();
+  c.types = infer_shapes(c.program, c.diags);
+  c.diags.throw_if_errors();
+  return c;
+}
+
+void check_dataflow(const Program& prog, const ProgramInfo& info, Diagnostics& diags) {
+  std::set<std::string> defined(info.feeds.begin(), info.feeds.end());
+  defined.insert(info.persistables.begin(), info.persistables.end());
+  const auto& block = prog.block(0);
+  for (int i = 0; i < block.ops_size(); ++i) {
+    const auto& op = block.ops(i);
+    const ops::OpDef* def = ops::find_op(op.type());
+    bool io = def && (def->has(ops::kFeed) || def->has(ops::kFetch));
+    if (!io) {
+      for (const auto& in : op.inputs())
+        for (const auto& name : in.arguments()) {
+          if (is_empty_var_name(name) || defined.count(name)) continue;
+          const pb::VarDesc* v = prog.find_var(0, name);
+          if (!v || v->type().type() != pb::VarType::LOD_TENSOR) continue;
+          diags.error(prog.loc(0, i, name),
+                      fmt::format("input {} is read before any op writes it, and it is neither fed nor persistable",
+                                  in.parameter()));
+          defined.insert(name);  // report each variable once
+        }
+    }
+    for (const auto& out : op.outputs())
+      for (const auto& name : out.arguments()) defined.insert(name);
+  }
+}
+
+}  // namespace fluidc

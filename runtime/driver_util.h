@@ -1,0 +1,42 @@
+// runtime/driver_util.h - pieces shared by the trainer and inference drivers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/cli.h"
+#include "runtime/model.h"
+
+namespace fluidc::rt {
+
+/// Checks a tensor given for `binding` (a feed, or a loaded persistable)
+/// against its declared dtype, rank and fixed dims. `source` names where the
+/// tensor came from ("x.npy"). When `batch_free` the first dim may differ
+/// (it is sliced into batches). Throws Error naming both.
+void check_against_declared(const VarBinding& binding, const Tensor& t, const std::string& source,
+                            bool skip_first_dim);
+
+/// Initialises the model's state: runs the startup program when there is
+/// one, then loads --params (a combined file or a per-variable directory)
+/// or the params embedded at build time. A combined file may hold every
+/// persistable or only the parameters. Checks that every persistable ends
+/// up holding a value of its declared type.
+void initialize_state(const Model& m, const Flags& flags);
+
+/// Names and tensors of a binding table, for the tensor_record API.
+std::vector<std::string> binding_names(const VarBinding* b, int n);
+std::vector<Tensor*> binding_tensors(const VarBinding* b, int n);
+
+/// "float32[-1, 13]" for a declared binding.
+std::string declared_str(const VarBinding& b);
+
+/// Prints "NAME: float32 [1, 10]  min .. max .. mean .." for a result.
+void print_summary(const std::string& label, const Tensor& t);
+
+/// Value of a 1-element (or 0-D) float tensor, e.g. a loss.
+double scalar_value(const Tensor& t, const std::string& name);
+
+int run_trainer(const Model& m, int argc, char** argv);
+int run_inference(const Model& m, int argc, char** argv);
+
+}  // namespace fluidc::rt

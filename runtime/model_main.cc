@@ -1,0 +1,158 @@
+// runtime/model_main.cc - entry point of generated binaries: dispatch, state init, error reporting.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+
+#include "runtime/driver_util.h"
+#include "runtime/error.h"
+#include "runtime/tensor_record.h"
+
+namespace fluidc::rt {
+
+const OpSite* g_current_op = nullptr;
+
+std::vector<std::string> binding_names(const VarBinding* b, int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back(b[i].name);
+  return out;
+}
+
+std::vector<Tensor*> binding_tensors(const VarBinding* b, int n) {
+  std::vector<Tensor*> out;
+  for (int i = 0; i < n; ++i) out.push_back(b[i].tensor);
+  return out;
+}
+
+std::string declared_str(const VarBinding& b) {
+  return std::string(dtype_name(b.dtype)) + Shape::from(b.dims, b.rank).str();
+}
+
+void check_against_declared(const VarBinding& b, const Tensor& t, const std::string& source, bool skip_first_dim) {
+  auto mismatch = [&](const std::string& what) {
+    fail("'" + std::string(b.name) + "' from " + source + ": " + what + ": expected " + declared_str(b) + ", got " +
+         dtype_name(t.dtype()) + t.shape().str());
+  };
+  if (t.dtype() != b.dtype) mismatch("wrong dtype");
+  if (t.rank() != b.rank) mismatch("wrong rank");
+  for (int i = skip_first_dim ? 1 : 0; i < b.rank; ++i)
+    if (b.dims[i] >= 0 && b.dims[i] != t.dim(i)) mismatch("wrong size of dim " + std::to_string(i));
+}
+
+namespace {
+
+bool is_directory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A combined file holds either every persistable (a checkpoint) or only
+// the parameters (an inference export); try the full list first.
+void load_combined(const Model& m, std::istream* stream, const std::string& path) {
+  auto attempt = [&](const VarBinding* b, int n) {
+    if (stream) {
+      stream->clear();
+      stream->seekg(0);
+      read_combined_params(*stream, path, binding_names(b, n), binding_tensors(b, n));
+    } else {
+      read_combined_params(path, binding_names(b, n), binding_tensors(b, n));
+    }
+  };
+  try {
+    attempt(m.persistables, m.num_persistables);
+  } catch (const Error& all_error) {
+    if (m.num_parameters == 0 || m.num_parameters == m.num_persistables) throw;
+    try {
+      attempt(m.parameters, m.num_parameters);
+    } catch (const Error&) {
+      fail(std::string(all_error.what()) + " (it does not hold just the " + std::to_string(m.num_parameters) +
+           " parameters either)");
+    }
+  }
+}
+
+}  // namespace
+
+void initialize_state(const Model& m, const Flags& flags) {
+  if (m.startup) m.startup();
+  std::string source;
+  if (flags.has("resume")) {
+    source = flags.get("resume");
+    read_combined_params(source, binding_names(m.persistables, m.num_persistables),
+                         binding_tensors(m.persistables, m.num_persistables));
+  } else if (flags.has("params")) {
+    source = flags.get("params");
+    if (is_directory(source))
+      read_param_dir(source, binding_names(m.persistables, m.num_persistables),
+                     binding_tensors(m.persistables, m.num_persistables));
+    else
+      load_combined(m, nullptr, source);
+  } else if (m.embedded_params) {
+    source = "the params embedded at build time";
+    std::istringstream in(std::string(reinterpret_cast<const char*>(m.embedded_params), m.embedded_params_size));
+    load_combined(m, &in, source);
+  }
+  for (int i = 0; i < m.num_persistables; ++i) {
+    const VarBinding& b = m.persistables[i];
+    if (!b.tensor->initialized())
+      fail("persistable '" + std::string(b.name) + "' (" + declared_str(b) + ") has no value: " +
+           (m.startup ? "neither the startup program nor --params sets it"
+                      : "give --params FILE|DIR (this binary was built without a startup program)"));
+    check_against_declared(b, *b.tensor, source.empty() ? "the startup program" : source, false);
+  }
+}
+
+void print_summary(const std::string& label, const Tensor& t) {
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  const int64_t n = t.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    double v;
+    switch (t.dtype()) {
+      case DType::kFP32: v = t.data<float>()[i]; break;
+      case DType::kFP64: v = t.data<double>()[i]; break;
+      case DType::kInt32: v = t.data<int32_t>()[i]; break;
+      case DType::kInt64: v = static_cast<double>(t.data<int64_t>()[i]); break;
+      case DType::kBool: v = t.data<bool>()[i]; break;
+      default: v = NAN;
+    }
+    lo = std::fmin(lo, v), hi = std::fmax(hi, v), sum += v;
+  }
+  std::printf("%s: %s %s  min %.6g  max %.6g  mean %.6g\n", label.c_str(), dtype_name(t.dtype()),
+              t.shape().str().c_str(), lo, hi, n ? sum / n : 0.0);
+}
+
+double scalar_value(const Tensor& t, const std::string& name) {
+  if (t.numel() != 1) fail("'" + name + "' should hold one value but has shape " + t.shape().str());
+  switch (t.dtype()) {
+    case DType::kFP32: return t.data<float>()[0];
+    case DType::kFP64: return t.data<double>()[0];
+    default: fail("'" + name + "' is " + dtype_name(t.dtype()) + ", not a float");
+  }
+}
+
+int run_model_main(int argc, char** argv, const Model& m) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--version") == 0) {
+      std::printf("%s: compiled by fluidc %s from %s (sha256 %s)\n", argv[0], m.fluidc_version, m.program,
+                  m.program_sha256);
+      return 0;
+    }
+  try {
+    return m.is_trainer ? run_trainer(m, argc, argv) : run_inference(m, argc, argv);
+  } catch (const Error& e) {
+    if (g_current_op)
+      std::fprintf(stderr, "%s: error: block %d, op %d (%s): %s\n", argv[0], g_current_op->block, g_current_op->op,
+                   g_current_op->type, e.what());
+    else
+      std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of memory\n", argv[0]);
+    return 1;
+  }
+}
+
+}  // namespace fluidc::rt
