@@ -1,0 +1,58 @@
+// kernels/activation.h - unary activations, scale and softmax, with their gradients.
+//
+// Outputs take X's shape and dtype. relu/sigmoid/tanh/softmax support fp32
+// and fp64; square and scale also int32 and int64. Every kernel here may
+// write its output over its input (out == x) safely.
+#pragma once
+
+#include "runtime/tensor.h"
+
+namespace fluidc::kernels {
+
+using fluidc::rt::Tensor;
+
+/// Attributes of `scale`.
+struct ScaleAttrs {
+  float scale = 1.0f;
+  float bias = 0.0f;
+  bool bias_after_scale = true;
+};
+
+/// Attributes of `softmax` and `softmax_grad`.
+struct SoftmaxAttrs {
+  int axis = -1;
+};
+
+/// Out = max(X, 0).
+void relu(const Tensor& x, Tensor& out);
+/// X@GRAD = Out@GRAD * (Out > 0).
+void relu_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad);
+
+/// Out = 1 / (1 + exp(-X)).
+void sigmoid(const Tensor& x, Tensor& out);
+/// X@GRAD = Out@GRAD * Out * (1 - Out).
+void sigmoid_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad);
+
+/// Out = tanh(X).
+void tanh(const Tensor& x, Tensor& out);
+/// X@GRAD = Out@GRAD * (1 - Out^2).
+void tanh_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad);
+
+/// Out = X * X.
+void square(const Tensor& x, Tensor& out);
+/// X@GRAD = Out@GRAD * 2 * X.
+void square_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad);
+
+/// Out = X * scale + bias, or (X + bias) * scale when !bias_after_scale.
+/// scale and bias are first converted to X's dtype (as Paddle does, so an
+/// integer tensor scaled by 2.5 is scaled by 2).
+void scale(const Tensor& x, Tensor& out, const ScaleAttrs& attrs);
+
+/// Out = exp(X - max) / sum(exp(X - max)) along `axis` (negative counts from
+/// the end). As in Paddle, X - max is clipped below at -64 before exp, so no
+/// probability is exactly 0. A 0-D X gives 1.
+void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs);
+/// X@GRAD = (Out@GRAD - sum(Out@GRAD * Out, axis)) * Out.
+void softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const SoftmaxAttrs& attrs);
+
+}  // namespace fluidc::kernels

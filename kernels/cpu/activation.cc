@@ -1,0 +1,164 @@
+// kernels/cpu/activation.cc - relu/sigmoid/tanh/square/scale/softmax and gradients as flat loops.
+#include "kernels/activation.h"
+
+#include <cmath>
+
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/softmax_impl.h"
+
+namespace fluidc::kernels {
+
+using namespace detail;
+
+namespace {
+
+/// Out[i] = fn(X[i]). Reading X[i] before writing Out[i] makes out == x safe.
+template <class Visit, class Fn>
+void unary(const char* op, const Tensor& x, Tensor& out, Visit visit, Fn fn) {
+  require_init(op, "X", x);
+  out.resize(x.shape(), x.dtype());
+  visit(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    T* po = out.data<T>();
+    for (int64_t i = 0, n = x.numel(); i < n; ++i) po[i] = fn(px[i]);
+  });
+}
+
+/// X@GRAD[i] = fn(A[i], Out@GRAD[i]) where A is Out or X depending on the op.
+/// Same-index access again makes any aliasing of X@GRAD safe.
+template <class Visit, class Fn>
+void unary_grad(const char* op, const char* a_role, const Tensor& a, const Tensor& dout, Tensor* dx,
+                Visit visit, Fn fn) {
+  if (!dx) return;
+  require_init(op, a_role, a);
+  require_init(op, "Out@GRAD", dout);
+  require_same_shape(op, a_role, a, "Out@GRAD", dout);
+  require_same_dtype(op, a_role, a, "Out@GRAD", dout);
+  dx->resize(a.shape(), a.dtype());
+  visit(op, a_role, a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* pa = a.data<T>();
+    const T* pd = dout.data<T>();
+    T* px = dx->data<T>();
+    for (int64_t i = 0, n = a.numel(); i < n; ++i) px[i] = fn(pa[i], pd[i]);
+  });
+}
+
+// Generic lambdas stand in for the scalar functors; the visit helpers are
+// wrapped so they can be passed as values.
+constexpr auto kFloat = [](const char* op, const char* role, DType t, auto&& f) {
+  visit_float(op, role, t, f);
+};
+constexpr auto kNumeric = [](const char* op, const char* role, DType t, auto&& f) {
+  visit_numeric(op, role, t, f);
+};
+
+}  // namespace
+
+void relu(const Tensor& x, Tensor& out) {
+  unary("relu", x, out, kFloat, [](auto v) { return v > 0 ? v : decltype(v)(0); });
+}
+void relu_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
+  unary_grad("relu_grad", "Out", out, out_grad, x_grad, kFloat, [](auto o, auto d) {
+    using T = decltype(o);
+    return d * static_cast<T>(o > T(0));
+  });
+}
+
+void sigmoid(const Tensor& x, Tensor& out) {
+  unary("sigmoid", x, out, kFloat, [](auto v) {
+    using T = decltype(v);
+    return T(1) / (T(1) + std::exp(-v));
+  });
+}
+void sigmoid_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
+  unary_grad("sigmoid_grad", "Out", out, out_grad, x_grad, kFloat, [](auto o, auto d) {
+    using T = decltype(o);
+    return d * o * (T(1) - o);
+  });
+}
+
+void tanh(const Tensor& x, Tensor& out) {
+  unary("tanh", x, out, kFloat, [](auto v) { return std::tanh(v); });
+}
+void tanh_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
+  unary_grad("tanh_grad", "Out", out, out_grad, x_grad, kFloat, [](auto o, auto d) {
+    using T = decltype(o);
+    return d * (T(1) - o * o);
+  });
+}
+
+void square(const Tensor& x, Tensor& out) {
+  unary("square", x, out, kNumeric, [](auto v) { return static_cast<decltype(v)>(v * v); });
+}
+void square_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad) {
+  unary_grad("square_grad", "X", x, out_grad, x_grad, kNumeric, [](auto xv, auto d) {
+    using T = decltype(xv);
+    return static_cast<T>(d * T(2) * xv);
+  });
+}
+
+void scale(const Tensor& x, Tensor& out, const ScaleAttrs& attrs) {
+  require_init("scale", "X", x);
+  out.resize(x.shape(), x.dtype());
+  visit_numeric("scale", "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T s = static_cast<T>(attrs.scale);
+    const T b = static_cast<T>(attrs.bias);
+    const T* px = x.data<T>();
+    T* po = out.data<T>();
+    const int64_t n = x.numel();
+    if (attrs.bias_after_scale) {
+      for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(px[i] * s + b);
+    } else {
+      for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>((px[i] + b) * s);
+    }
+  });
+}
+
+void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {
+  require_init("softmax", "X", x);
+  const AxisSplit sp = split_at_axis("softmax", x.shape(), attrs.axis);
+  out.resize(x.shape(), x.dtype());
+  visit_float("softmax", "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    softmax_rows<T>(x.data<T>(), out.data<T>(), sp);
+  });
+}
+
+void softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const SoftmaxAttrs& attrs) {
+  if (!x_grad) return;
+  const char* op = "softmax_grad";
+  require_init(op, "Out", out);
+  require_init(op, "Out@GRAD", out_grad);
+  require_same_shape(op, "Out", out, "Out@GRAD", out_grad);
+  require_same_dtype(op, "Out", out, "Out@GRAD", out_grad);
+  const AxisSplit sp = split_at_axis(op, out.shape(), attrs.axis);
+  x_grad->resize(out.shape(), out.dtype());
+  visit_float(op, "Out", out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* po = out.data<T>();
+    const T* pd = out_grad.data<T>();
+    T* px = x_grad->data<T>();
+    // Each group's dot product is complete before any of its elements is
+    // written, so X@GRAD may alias Out or Out@GRAD.
+    for (int64_t o = 0; o < sp.outer; ++o) {
+      for (int64_t in = 0; in < sp.inner; ++in) {
+        const int64_t base = o * sp.n * sp.inner + in;
+        Acc<T> dot = 0;
+        for (int64_t j = 0; j < sp.n; ++j) {
+          const int64_t k = base + j * sp.inner;
+          dot += static_cast<Acc<T>>(po[k]) * static_cast<Acc<T>>(pd[k]);
+        }
+        const T d = static_cast<T>(dot);
+        for (int64_t j = 0; j < sp.n; ++j) {
+          const int64_t k = base + j * sp.inner;
+          px[k] = (pd[k] - d) * po[k];
+        }
+      }
+    }
+  });
+}
+
+}  // namespace fluidc::kernels

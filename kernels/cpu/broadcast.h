@@ -1,0 +1,153 @@
+// kernels/cpu/broadcast.h - N-operand strided iteration and Paddle's elementwise broadcast alignment.
+//
+// Every broadcasting or reducing kernel is a walk over one index space in
+// which each operand has its own strides (0 along a broadcast dimension).
+// The walk first drops size-1 dimensions and merges dimensions that are
+// contiguous for every operand, so the common cases (same shapes, a bias
+// row, a scalar) become one long inner loop.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cpu/kernel_util.h"
+
+namespace fluidc::kernels::detail {
+
+constexpr int kMaxRank = Shape::kMaxRank;
+
+/// An index space `dims` walked by N operands; operand k's element for
+/// index (i_0..i_{r-1}) sits at sum_j i_j * strides[k][j].
+template <int N>
+struct StridedSpace {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+  int64_t strides[N][kMaxRank] = {};
+};
+
+/// Row-major strides of `aligned`, with 0 for every size-1 dimension so the
+/// operand repeats along it when the index space is larger there.
+inline void broadcast_strides(const Shape& aligned, int64_t* strides) {
+  int64_t s = 1;
+  for (int i = aligned.rank - 1; i >= 0; --i) {
+    strides[i] = aligned.d[i] == 1 ? 0 : s;
+    s *= aligned.d[i];
+  }
+}
+
+/// Drops size-1 dimensions and merges neighbours that are contiguous for all
+/// operands. Leaves at least one dimension.
+template <int N>
+void simplify(StridedSpace<N>& s) {
+  int w = 0;
+  for (int i = 0; i < s.rank; ++i) {
+    if (s.dims[i] == 1) continue;
+    if (w > 0) {
+      bool merge = true;
+      for (int k = 0; k < N; ++k)
+        if (s.strides[k][w - 1] != s.strides[k][i] * s.dims[i]) merge = false;
+      if (merge) {
+        s.dims[w - 1] *= s.dims[i];
+        for (int k = 0; k < N; ++k) s.strides[k][w - 1] = s.strides[k][i];
+        continue;
+      }
+    }
+    s.dims[w] = s.dims[i];
+    for (int k = 0; k < N; ++k) s.strides[k][w] = s.strides[k][i];
+    ++w;
+  }
+  if (w == 0) {
+    w = 1;
+    s.dims[0] = 1;
+    for (int k = 0; k < N; ++k) s.strides[k][0] = 0;
+  }
+  s.rank = w;
+}
+
+/// Walks a simplified space. For each run along the innermost dimension calls
+/// f(off, n, inner): off[k] is operand k's offset of the run's first element,
+/// n its length and inner[k] operand k's stride within the run.
+template <int N, class F>
+void for_each_run(const StridedSpace<N>& s, F&& f) {
+  for (int i = 0; i < s.rank; ++i)
+    if (s.dims[i] == 0) return;
+  const int r = s.rank;
+  const int64_t n = s.dims[r - 1];
+  int64_t inner[N];
+  for (int k = 0; k < N; ++k) inner[k] = s.strides[k][r - 1];
+  int64_t idx[kMaxRank] = {};
+  int64_t off[N] = {};
+  for (;;) {
+    f(static_cast<const int64_t*>(off), n, static_cast<const int64_t*>(inner));
+    int j = r - 2;
+    for (; j >= 0; --j) {
+      ++idx[j];
+      for (int k = 0; k < N; ++k) off[k] += s.strides[k][j];
+      if (idx[j] < s.dims[j]) break;
+      for (int k = 0; k < N; ++k) off[k] -= s.strides[k][j] * s.dims[j];
+      idx[j] = 0;
+    }
+    if (j < 0) return;
+  }
+}
+
+/// Paddle's elementwise alignment. When ranks differ, the lower-rank operand's
+/// dims are placed at `axis` of the higher-rank one (axis -1 = trailing), the
+/// rest padded with 1; then each dim pair must match or contain a 1, which
+/// broadcasts. Writes both aligned shapes and the output shape.
+inline void align_binary(const char* op, const Shape& x, const Shape& y, int axis, Shape& xa,
+                         Shape& ya, Shape& out) {
+  const int r = x.rank > y.rank ? x.rank : y.rank;
+  if (x.rank == y.rank) {
+    xa = x;
+    ya = y;
+  } else {
+    const bool x_small = x.rank < y.rank;
+    const Shape& small = x_small ? x : y;
+    const int diff = r - small.rank;
+    const int a = axis == -1 ? diff : axis;
+    if (a < 0 || a > diff)
+      rt::fail(fmt::format("{}: axis {} is out of range [0, {}] for X {} and Y {}", op, axis, diff,
+                           x.str(), y.str()));
+    Shape s;
+    s.rank = r;
+    for (int i = 0; i < r; ++i) s.d[i] = 1;
+    for (int i = 0; i < small.rank; ++i) s.d[a + i] = small.d[i];
+    xa = x_small ? s : x;
+    ya = x_small ? y : s;
+  }
+  out.rank = r;
+  for (int i = 0; i < r; ++i) {
+    int64_t dx = xa.d[i], dy = ya.d[i];
+    if (dx == dy || dy == 1) {
+      out.d[i] = dx;
+    } else if (dx == 1) {
+      out.d[i] = dy;
+    } else {
+      rt::fail(fmt::format("{}: X {} and Y {} cannot be broadcast (axis={}): aligned dimension {} "
+                           "is {} in X but {} in Y",
+                           op, x.str(), y.str(), axis, i, dx, dy));
+    }
+  }
+}
+
+/// Numpy-style alignment of two batch shapes (trailing dims line up, size-1
+/// dims broadcast). Used by matmul_v2 for the dims before the matrix dims.
+inline bool align_numpy(const Shape& a, const Shape& b, Shape& aa, Shape& ba, Shape& out) {
+  const int r = a.rank > b.rank ? a.rank : b.rank;
+  aa.rank = ba.rank = out.rank = r;
+  for (int i = 0; i < r; ++i) {
+    int ia = i - (r - a.rank), ib = i - (r - b.rank);
+    aa.d[i] = ia >= 0 ? a.d[ia] : 1;
+    ba.d[i] = ib >= 0 ? b.d[ib] : 1;
+    if (aa.d[i] == ba.d[i] || ba.d[i] == 1) {
+      out.d[i] = aa.d[i];
+    } else if (aa.d[i] == 1) {
+      out.d[i] = ba.d[i];
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace fluidc::kernels::detail

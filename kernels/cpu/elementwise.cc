@@ -1,0 +1,217 @@
+// kernels/cpu/elementwise.cc - elementwise add/sub/mul/div: one broadcast driver, one scalar functor per op.
+#include "kernels/elementwise.h"
+
+#include <type_traits>
+
+#include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/kernel_util.h"
+
+namespace fluidc::kernels {
+
+using namespace detail;
+
+namespace {
+
+// Integer division by zero is undefined behaviour in C++; Paddle reports it
+// as an error, and so do we. Floating division follows IEEE (inf/nan).
+template <class T> T checked_div(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) rt::fail("elementwise_div: integer division by zero");
+  }
+  return a / b;
+}
+
+// ---- forward functors: Out = f(X, Y) --------------------------------------
+struct AddFn { template <class T> static T f(T a, T b) { return a + b; } };
+struct SubFn { template <class T> static T f(T a, T b) { return a - b; } };
+struct MulFn { template <class T> static T f(T a, T b) { return a * b; } };
+struct DivFn { template <class T> static T f(T a, T b) { return checked_div(a, b); } };
+
+/// The forward driver: aligns X and Y, then walks the output once. The inner
+/// loops are specialised for the unit-stride and scalar-operand runs that
+/// make up nearly all real programs, so the compiler can vectorise them.
+template <class Fn>
+void binary(const char* op, const Tensor& x, const Tensor& y, Tensor& out, int axis) {
+  require_init(op, "X", x);
+  require_init(op, "Y", y);
+  require_same_dtype(op, "X", x, "Y", y);
+  Shape xa, ya, os;
+  align_binary(op, x.shape(), y.shape(), axis, xa, ya, os);
+  // Writing Out in place over an input of the same shape is safe (each
+  // element is read before it is written); over an input of another shape
+  // the resize would destroy it, so go through scratch.
+  const bool bad_alias = (&out == &x && x.shape() != os) || (&out == &y && y.shape() != os);
+  OutBuf buf(&out, Slot::kOut0, bad_alias);
+  Tensor& o = buf.get();
+  o.resize(os, x.dtype());
+  visit_numeric(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    StridedSpace<3> s;
+    s.rank = os.rank;
+    for (int i = 0; i < os.rank; ++i) s.dims[i] = os.d[i];
+    broadcast_strides(xa, s.strides[0]);
+    broadcast_strides(ya, s.strides[1]);
+    broadcast_strides(os, s.strides[2]);
+    simplify(s);
+    const T* px = x.data<T>();
+    const T* py = y.data<T>();
+    T* po = o.data<T>();
+    for_each_run(s, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      const T* a = px + off[0];
+      const T* b = py + off[1];
+      T* c = po + off[2];
+      if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
+        for (int64_t i = 0; i < n; ++i) c[i] = Fn::f(a[i], b[i]);
+      } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
+        const T bv = *b;
+        for (int64_t i = 0; i < n; ++i) c[i] = Fn::f(a[i], bv);
+      } else if (st[0] == 0 && st[1] == 1 && st[2] == 1) {
+        const T av = *a;
+        for (int64_t i = 0; i < n; ++i) c[i] = Fn::f(av, b[i]);
+      } else {
+        for (int64_t i = 0; i < n; ++i) c[i * st[2]] = Fn::f(a[i * st[0]], b[i * st[1]]);
+      }
+    });
+  });
+  buf.finish();
+}
+
+// ---- gradient functors: (x, y, out, dout) -> dX or dY element ------------
+struct AddGrad {
+  template <class T> static T dx(T, T, T, T d) { return d; }
+  template <class T> static T dy(T, T, T, T d) { return d; }
+};
+struct SubGrad {
+  template <class T> static T dx(T, T, T, T d) { return d; }
+  template <class T> static T dy(T, T, T, T d) { return -d; }
+};
+struct MulGrad {
+  template <class T> static T dx(T, T y, T, T d) { return d * y; }
+  template <class T> static T dy(T x, T, T, T d) { return d * x; }
+};
+struct DivGrad {
+  template <class T> static T dx(T, T y, T, T d) { return checked_div(d, y); }
+  template <class T> static T dy(T, T y, T o, T d) { return checked_div(-d * o, y); }
+};
+
+/// Computes one input gradient. Walks the output index space with operands
+/// X, Y, Out, Out@GRAD and the target; when the target operand was not
+/// broadcast each element is written once, otherwise contributions are
+/// summed in a wide accumulator and narrowed at the end.
+template <class T, bool kForY, class G>
+void grad_one(const Shape& os, const Shape& xa, const Shape& ya, const T* x, const T* y,
+              const T* out, const T* dout, Tensor& dst) {
+  const Shape& ta = kForY ? ya : xa;
+  bool direct = true;
+  for (int i = 0; i < os.rank; ++i)
+    if (ta.d[i] != os.d[i]) direct = false;
+  StridedSpace<4> s;  // x, y, out/dout (same layout), target
+  s.rank = os.rank;
+  for (int i = 0; i < os.rank; ++i) s.dims[i] = os.d[i];
+  broadcast_strides(xa, s.strides[0]);
+  broadcast_strides(ya, s.strides[1]);
+  broadcast_strides(os, s.strides[2]);
+  broadcast_strides(ta, s.strides[3]);
+  simplify(s);
+  auto value = [](T xv, T yv, T ov, T dv) {
+    if constexpr (kForY) return G::template dy<T>(xv, yv, ov, dv);
+    else return G::template dx<T>(xv, yv, ov, dv);
+  };
+  if (direct) {
+    T* t = dst.data<T>();
+    for_each_run(s, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      for (int64_t i = 0; i < n; ++i)
+        t[off[3] + i * st[3]] = value(x[off[0] + i * st[0]], y[off[1] + i * st[1]],
+                                      out[off[2] + i * st[2]], dout[off[2] + i * st[2]]);
+    });
+    return;
+  }
+  using A = Acc<T>;
+  Tensor& acc = scratch(Slot::kAcc);
+  acc.resize(Shape{dst.numel()}, DTypeOf<A>::value);
+  acc.zero();
+  A* pa = acc.data<A>();
+  for_each_run(s, [&](const int64_t* off, int64_t n, const int64_t* st) {
+    for (int64_t i = 0; i < n; ++i)
+      pa[off[3] + i * st[3]] += static_cast<A>(value(x[off[0] + i * st[0]], y[off[1] + i * st[1]],
+                                                     out[off[2] + i * st[2]], dout[off[2] + i * st[2]]));
+  });
+  T* t = dst.data<T>();
+  for (int64_t i = 0, n = dst.numel(); i < n; ++i) t[i] = static_cast<T>(pa[i]);
+}
+
+/// The gradient driver shared by all four ops. `out` is only read by div.
+template <class G>
+void binary_grad(const char* op, const Tensor& x, const Tensor& y, const Tensor* out,
+                 const Tensor& dout, Tensor* dx, Tensor* dy, int axis) {
+  require_init(op, "X", x);
+  require_init(op, "Y", y);
+  require_init(op, "Out@GRAD", dout);
+  require_same_dtype(op, "X", x, "Y", y);
+  require_same_dtype(op, "X", x, "Out@GRAD", dout);
+  Shape xa, ya, os;
+  align_binary(op, x.shape(), y.shape(), axis, xa, ya, os);
+  if (dout.shape() != os)
+    rt::fail(fmt::format("{}: Out@GRAD has shape {} but X {} and Y {} broadcast to {}", op,
+                         dout.shape().str(), x.shape().str(), y.shape().str(), os.str()));
+  if (out) {
+    require_init(op, "Out", *out);
+    require_same_dtype(op, "X", x, "Out", *out);
+    if (out->shape() != os)
+      rt::fail(fmt::format("{}: Out has shape {} but X {} and Y {} broadcast to {}", op,
+                           out->shape().str(), x.shape().str(), y.shape().str(), os.str()));
+  }
+  if (dx && dx == dy) rt::fail(fmt::format("{}: X@GRAD and Y@GRAD are the same tensor", op));
+  // Both gradients read every input, so an output aliasing any input (or the
+  // other gradient) is produced in scratch and copied at the end.
+  OutBuf bx(dx, Slot::kOut0, aliases(dx, {&x, &y, out, &dout}));
+  OutBuf by(dy, Slot::kOut1, aliases(dy, {&x, &y, out, &dout, dx}));
+  visit_numeric(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* po = out ? out->data<T>() : dout.data<T>();
+    if (bx.wanted()) {
+      bx.get().resize(x.shape(), x.dtype());
+      grad_one<T, false, G>(os, xa, ya, x.data<T>(), y.data<T>(), po, dout.data<T>(), bx.get());
+    }
+    if (by.wanted()) {
+      by.get().resize(y.shape(), y.dtype());
+      grad_one<T, true, G>(os, xa, ya, x.data<T>(), y.data<T>(), po, dout.data<T>(), by.get());
+    }
+  });
+  bx.finish();
+  by.finish();
+}
+
+}  // namespace
+
+void elementwise_add(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<AddFn>("elementwise_add", x, y, out, attrs.axis);
+}
+void elementwise_sub(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<SubFn>("elementwise_sub", x, y, out, attrs.axis);
+}
+void elementwise_mul(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<MulFn>("elementwise_mul", x, y, out, attrs.axis);
+}
+void elementwise_div(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<DivFn>("elementwise_div", x, y, out, attrs.axis);
+}
+
+void elementwise_add_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs) {
+  binary_grad<AddGrad>("elementwise_add_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
+}
+void elementwise_sub_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs) {
+  binary_grad<SubGrad>("elementwise_sub_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
+}
+void elementwise_mul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs) {
+  binary_grad<MulGrad>("elementwise_mul_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
+}
+void elementwise_div_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& out_grad,
+                          Tensor* x_grad, Tensor* y_grad, const ElementwiseAttrs& attrs) {
+  binary_grad<DivGrad>("elementwise_div_grad", x, y, &out, out_grad, x_grad, y_grad, attrs.axis);
+}
+
+}  // namespace fluidc::kernels

@@ -1,0 +1,323 @@
+// kernels/cpu/matmul.cc - mul, matmul, matmul_v2 and gradients: shape rules, then one batched GEMM core.
+#include "kernels/matmul.h"
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/kernel_util.h"
+
+namespace fluidc::kernels {
+
+using namespace detail;
+
+namespace {
+
+/// Row-major C[M,N] = alpha * op(A) @ op(B) + beta * C with dense operands
+/// (op(A) is [M,K], op(B) is [K,N]; leading dims follow from the flags).
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+          const float* B, float beta, float* C) {
+  if (M == 0 || N == 0) return;
+  if (K == 0) {  // nothing to multiply; BLAS semantics say C = beta * C
+    for (int64_t i = 0; i < M * N; ++i) C[i] = beta == 0.0f ? 0.0f : beta * C[i];
+    return;
+  }
+  dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, ta ? M : K, B,
+                                tb ? K : N, beta, C, N);
+  if (st != dnnl_success)
+    rt::fail(fmt::format("oneDNN sgemm failed with status {} (M={}, N={}, K={})", static_cast<int>(st),
+                         M, N, K));
+}
+
+/// fp64 has no oneDNN GEMM; a straightforward i-p-j loop keeps the inner
+/// loop contiguous in C (and in B when it is not transposed).
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A,
+          const double* B, double beta, double* C) {
+  for (int64_t i = 0; i < M * N; ++i) C[i] = beta == 0.0 ? 0.0 : beta * C[i];
+  for (int64_t i = 0; i < M; ++i) {
+    double* c = C + i * N;
+    for (int64_t p = 0; p < K; ++p) {
+      const double a = alpha * (ta ? A[p * M + i] : A[i * K + p]);
+      if (tb) {
+        for (int64_t j = 0; j < N; ++j) c[j] += a * B[j * K + p];
+      } else {
+        const double* b = B + p * N;
+        for (int64_t j = 0; j < N; ++j) c[j] += a * b[j];
+      }
+    }
+  }
+}
+
+/// One GEMM per point of a batch index space. Operand k of the space is
+/// A (0), B (1) and C (2); a stride of 0 means the matrix is shared by all
+/// batches along that dim. With `accumulate`, C is zeroed first and every
+/// product added into it: that is how a gradient w.r.t. a shared (broadcast)
+/// operand sums over the batches.
+template <class T>
+void batched_gemm(StridedSpace<3> space, bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha,
+                  const T* A, const T* B, Tensor& c, bool accumulate) {
+  T* C = c.data<T>();
+  if (accumulate) c.zero();
+  const T beta = accumulate ? T(1) : T(0);
+  simplify(space);
+  for_each_run(space, [&](const int64_t* off, int64_t n, const int64_t* st) {
+    for (int64_t i = 0; i < n; ++i)
+      gemm(ta, tb, M, N, K, alpha, A + off[0] + i * st[0], B + off[1] + i * st[1], beta,
+           C + off[2] + i * st[2]);
+  });
+}
+
+/// Everything the forward and backward passes need to know about one
+/// (batched) product Out = alpha * op(X) @ op(Y).
+struct Geometry {
+  int64_t M = 0, N = 0, K = 0;
+  bool tx = false, ty = false;
+  int brank = 0;
+  int64_t bdims[kMaxRank] = {};
+  int64_t sx[kMaxRank] = {}, sy[kMaxRank] = {}, so[kMaxRank] = {};  // batch strides, in elements
+  Shape out;  // Out's shape as the op reports it
+};
+
+/// True when an operand with these batch strides is reused across batches.
+bool shared(const Geometry& g, const int64_t* s) {
+  for (int i = 0; i < g.brank; ++i)
+    if (s[i] == 0 && g.bdims[i] > 1) return true;
+  return false;
+}
+
+StridedSpace<3> space_of(const Geometry& g, const int64_t* s0, const int64_t* s1, const int64_t* s2) {
+  StridedSpace<3> sp;
+  sp.rank = g.brank;
+  for (int i = 0; i < g.brank; ++i) {
+    sp.dims[i] = g.bdims[i];
+    sp.strides[0][i] = s0[i];
+    sp.strides[1][i] = s1[i];
+    sp.strides[2][i] = s2[i];
+  }
+  return sp;
+}
+
+template <class T>
+void forward(const Geometry& g, T alpha, const Tensor& x, const Tensor& y, Tensor& o) {
+  batched_gemm<T>(space_of(g, g.sx, g.sy, g.so), g.tx, g.ty, g.M, g.N, g.K, alpha, x.data<T>(),
+                  y.data<T>(), o, false);
+}
+
+/// With A = op(X) [M,K], B = op(Y) [K,N] and G = Out@GRAD [M,N]:
+///   dA = alpha G B^T, dB = alpha A^T G;
+/// stored transposed when the operand was: dX = dA^T = alpha B G^T, etc.
+template <class T>
+void backward(const Geometry& g, T alpha, const Tensor& x, const Tensor& y, const Tensor& dout,
+              Tensor* dx, Tensor* dy) {
+  const T* X = x.data<T>();
+  const T* Y = y.data<T>();
+  const T* G = dout.data<T>();
+  if (dx) {
+    const bool acc = shared(g, g.sx);
+    if (!g.tx)  // dX[M,K] = alpha * G[M,N] @ op(Y)^T
+      batched_gemm<T>(space_of(g, g.so, g.sy, g.sx), false, !g.ty, g.M, g.K, g.N, alpha, G, Y, *dx, acc);
+    else  // dX[K,M] = alpha * op(Y)[K,N] @ G^T
+      batched_gemm<T>(space_of(g, g.sy, g.so, g.sx), g.ty, true, g.K, g.M, g.N, alpha, Y, G, *dx, acc);
+  }
+  if (dy) {
+    const bool acc = shared(g, g.sy);
+    if (!g.ty)  // dY[K,N] = alpha * op(X)^T @ G[M,N]
+      batched_gemm<T>(space_of(g, g.sx, g.so, g.sy), !g.tx, false, g.K, g.N, g.M, alpha, X, G, *dy, acc);
+    else  // dY[N,K] = alpha * G^T @ op(X)[M,K]
+      batched_gemm<T>(space_of(g, g.so, g.sx, g.sy), true, g.tx, g.N, g.K, g.M, alpha, G, X, *dy, acc);
+  }
+}
+
+void check_inputs(const char* op, const Tensor& x, const Tensor& y) {
+  require_init(op, "X", x);
+  require_init(op, "Y", y);
+  require_same_dtype(op, "X", x, "Y", y);
+}
+
+/// The driver shared by the three forward ops: alias-safe output, dtype dispatch.
+void run_forward(const char* op, const Geometry& g, float alpha, const Tensor& x, const Tensor& y,
+                 Tensor& out) {
+  OutBuf buf(&out, Slot::kOut0, aliases(&out, {&x, &y}));
+  buf.get().resize(g.out, x.dtype());
+  visit_float(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    forward<T>(g, static_cast<T>(alpha), x, y, buf.get());
+  });
+  buf.finish();
+}
+
+/// The driver shared by the three gradient ops.
+void run_backward(const char* op, const Geometry& g, float alpha, const Tensor& x, const Tensor& y,
+                  const Tensor& dout, Tensor* dx, Tensor* dy) {
+  require_init(op, "Out@GRAD", dout);
+  require_same_dtype(op, "X", x, "Out@GRAD", dout);
+  if (dout.shape() != g.out)
+    rt::fail(fmt::format("{}: Out@GRAD has shape {} but the product of X {} and Y {} has shape {}", op,
+                         dout.shape().str(), x.shape().str(), y.shape().str(), g.out.str()));
+  if (dx && dx == dy) rt::fail(fmt::format("{}: X@GRAD and Y@GRAD are the same tensor", op));
+  OutBuf bx(dx, Slot::kOut0, aliases(dx, {&x, &y, &dout}));
+  OutBuf by(dy, Slot::kOut1, aliases(dy, {&x, &y, &dout, dx}));
+  if (bx.wanted()) bx.get().resize(x.shape(), x.dtype());
+  if (by.wanted()) by.get().resize(y.shape(), y.dtype());
+  visit_float(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    backward<T>(g, static_cast<T>(alpha), x, y, dout, bx.wanted() ? &bx.get() : nullptr,
+                by.wanted() ? &by.get() : nullptr);
+  });
+  bx.finish();
+  by.finish();
+}
+
+// ---- shape rules -----------------------------------------------------------
+
+Geometry mul_geometry(const char* op, const Tensor& x, const Tensor& y, const MulAttrs& a) {
+  check_inputs(op, x, y);
+  const Shape& xs = x.shape();
+  const Shape& ys = y.shape();
+  if (a.x_num_col_dims < 1 || a.x_num_col_dims >= xs.rank)
+    rt::fail(fmt::format("{}: x_num_col_dims {} must be in [1, {}) for X {}", op, a.x_num_col_dims,
+                         xs.rank, xs.str()));
+  if (a.y_num_col_dims < 1 || a.y_num_col_dims >= ys.rank)
+    rt::fail(fmt::format("{}: y_num_col_dims {} must be in [1, {}) for Y {}", op, a.y_num_col_dims,
+                         ys.rank, ys.str()));
+  Geometry g;
+  g.M = prod(xs, 0, a.x_num_col_dims);
+  g.K = prod(xs, a.x_num_col_dims, xs.rank);
+  const int64_t ky = prod(ys, 0, a.y_num_col_dims);
+  g.N = prod(ys, a.y_num_col_dims, ys.rank);
+  if (g.K != ky)
+    rt::fail(fmt::format("{}: X has {} columns after flattening but Y has {} rows (X {}, Y {})", op, g.K,
+                         ky, xs.str(), ys.str()));
+  const int orank = a.x_num_col_dims + ys.rank - a.y_num_col_dims;
+  if (orank > kMaxRank) rt::fail(fmt::format("{}: Out would have rank {} (> 9)", op, orank));
+  g.out.rank = orank;
+  for (int i = 0; i < a.x_num_col_dims; ++i) g.out.d[i] = xs.d[i];
+  for (int i = a.y_num_col_dims; i < ys.rank; ++i) g.out.d[a.x_num_col_dims + i - a.y_num_col_dims] = ys.d[i];
+  return g;
+}
+
+Geometry matmul_geometry(const char* op, const Tensor& x, const Tensor& y, const MatmulAttrs& a) {
+  check_inputs(op, x, y);
+  const Shape& xs = x.shape();
+  const Shape& ys = y.shape();
+  if (xs.rank == 0 || ys.rank == 0)
+    rt::fail(fmt::format("{}: X {} and Y {} must have rank >= 1", op, xs.str(), ys.str()));
+  // Matrix view [rows, cols] of each operand as stored, and its batch size
+  // (0 = no batch dims). A 1-D X is the row [1, D], a 1-D Y the column [D, 1].
+  const int64_t xr = xs.rank == 1 ? 1 : xs.d[xs.rank - 2], xc = xs.d[xs.rank - 1];
+  const int64_t yr = ys.rank == 1 ? ys.d[0] : ys.d[ys.rank - 2], yc = ys.rank == 1 ? 1 : ys.d[ys.rank - 1];
+  const int64_t bx = xs.rank > 2 ? prod(xs, 0, xs.rank - 2) : 0;
+  const int64_t by = ys.rank > 2 ? prod(ys, 0, ys.rank - 2) : 0;
+  Geometry g;
+  g.tx = a.transpose_X;
+  g.ty = a.transpose_Y;
+  g.M = g.tx ? xc : xr;
+  g.K = g.tx ? xr : xc;
+  const int64_t ky = g.ty ? yc : yr;
+  g.N = g.ty ? yr : yc;
+  if (g.K != ky)
+    rt::fail(fmt::format("{}: X {} (transpose_X={}) has {} columns but Y {} (transpose_Y={}) has {} rows",
+                         op, xs.str(), g.tx, g.K, ys.str(), g.ty, ky));
+  if (bx != 0 && by != 0 && bx != by)
+    rt::fail(fmt::format("{}: batch sizes differ: X {} has {} matrices, Y {} has {}", op, xs.str(), bx,
+                         ys.str(), by));
+  const int64_t batch = bx ? bx : by;
+  if (batch) {
+    g.brank = 1;
+    g.bdims[0] = batch;
+    g.sx[0] = bx ? g.M * g.K : 0;
+    g.sy[0] = by ? g.K * g.N : 0;
+    g.so[0] = g.M * g.N;
+  }
+  // Out dims follow Paddle's InferShape: the batch dims of whichever operand
+  // has them, then [M, N]; dims a 1-D operand introduced are dropped again.
+  int64_t dims[kMaxRank + 1];
+  int r = 0;
+  const Shape& bs = bx ? xs : ys;
+  if (batch)
+    for (int i = 0; i < bs.rank - 2; ++i) dims[r++] = bs.d[i];
+  dims[r++] = g.M;
+  dims[r++] = g.N;
+  if (xs.rank == 1 && dims[r - 2] == 1) {
+    dims[r - 2] = dims[r - 1];
+    --r;
+  }
+  if (ys.rank == 1 && dims[r - 1] == 1) --r;
+  if (r == 0) dims[r++] = 1;
+  g.out = Shape::from(dims, r);
+  return g;
+}
+
+Geometry matmul_v2_geometry(const char* op, const Tensor& x, const Tensor& y, const MatmulV2Attrs& a) {
+  check_inputs(op, x, y);
+  const Shape& xs = x.shape();
+  const Shape& ys = y.shape();
+  if (xs.rank == 0 || ys.rank == 0)
+    rt::fail(fmt::format("{}: X {} and Y {} must have rank >= 1", op, xs.str(), ys.str()));
+  const bool x1 = xs.rank == 1, y1 = ys.rank == 1;
+  Geometry g;
+  g.tx = x1 ? false : a.trans_x;  // a vector has nothing to transpose
+  g.ty = y1 ? false : a.trans_y;
+  const int64_t xr = x1 ? 1 : xs.d[xs.rank - 2], xc = xs.d[xs.rank - 1];
+  const int64_t yr = y1 ? ys.d[0] : ys.d[ys.rank - 2], yc = y1 ? 1 : ys.d[ys.rank - 1];
+  g.M = g.tx ? xc : xr;
+  g.K = g.tx ? xr : xc;
+  const int64_t ky = g.ty ? yc : yr;
+  g.N = g.ty ? yr : yc;
+  if (g.K != ky)
+    rt::fail(fmt::format("{}: X {} (trans_x={}) has {} columns but Y {} (trans_y={}) has {} rows", op,
+                         xs.str(), g.tx, g.K, ys.str(), g.ty, ky));
+  Shape xb, yb, xba, yba, ob;
+  xb.rank = xs.rank > 2 ? xs.rank - 2 : 0;
+  yb.rank = ys.rank > 2 ? ys.rank - 2 : 0;
+  for (int i = 0; i < xb.rank; ++i) xb.d[i] = xs.d[i];
+  for (int i = 0; i < yb.rank; ++i) yb.d[i] = ys.d[i];
+  if (!align_numpy(xb, yb, xba, yba, ob))
+    rt::fail(fmt::format("{}: batch dims of X {} and Y {} cannot be broadcast", op, xs.str(), ys.str()));
+  g.brank = ob.rank;
+  broadcast_strides(xba, g.sx);
+  broadcast_strides(yba, g.sy);
+  broadcast_strides(ob, g.so);
+  for (int i = 0; i < ob.rank; ++i) {
+    g.bdims[i] = ob.d[i];
+    g.sx[i] *= g.M * g.K;
+    g.sy[i] *= g.K * g.N;
+    g.so[i] *= g.M * g.N;
+  }
+  int64_t dims[kMaxRank + 2];
+  int r = 0;
+  for (int i = 0; i < ob.rank; ++i) dims[r++] = ob.d[i];
+  if (!x1) dims[r++] = g.M;
+  if (!y1) dims[r++] = g.N;
+  g.out = Shape::from(dims, r);
+  return g;
+}
+
+}  // namespace
+
+void mul(const Tensor& x, const Tensor& y, Tensor& out, const MulAttrs& attrs) {
+  run_forward("mul", mul_geometry("mul", x, y, attrs), 1.0f, x, y, out);
+}
+void mul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad, Tensor* y_grad,
+              const MulAttrs& attrs) {
+  run_backward("mul_grad", mul_geometry("mul_grad", x, y, attrs), 1.0f, x, y, out_grad, x_grad, y_grad);
+}
+
+void matmul(const Tensor& x, const Tensor& y, Tensor& out, const MatmulAttrs& attrs) {
+  run_forward("matmul", matmul_geometry("matmul", x, y, attrs), attrs.alpha, x, y, out);
+}
+void matmul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                 Tensor* y_grad, const MatmulAttrs& attrs) {
+  run_backward("matmul_grad", matmul_geometry("matmul_grad", x, y, attrs), attrs.alpha, x, y, out_grad,
+               x_grad, y_grad);
+}
+
+void matmul_v2(const Tensor& x, const Tensor& y, Tensor& out, const MatmulV2Attrs& attrs) {
+  run_forward("matmul_v2", matmul_v2_geometry("matmul_v2", x, y, attrs), 1.0f, x, y, out);
+}
+void matmul_v2_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                    Tensor* y_grad, const MatmulV2Attrs& attrs) {
+  run_backward("matmul_v2_grad", matmul_v2_geometry("matmul_v2_grad", x, y, attrs), 1.0f, x, y, out_grad,
+               x_grad, y_grad);
+}
+
+}  // namespace fluidc::kernels

@@ -1,0 +1,45 @@
+// kernels/elementwise.h - binary elementwise ops with Paddle's axis broadcasting, and their gradients.
+//
+// Broadcasting: when X and Y differ in rank, the lower-rank operand's dims are
+// aligned with the higher-rank one starting at `axis` (-1 = trailing, i.e.
+// rank difference); afterwards any size-1 dim broadcasts against the other
+// operand, in either direction (numpy style). Out has the broadcast shape and
+// X's dtype; X and Y must share a dtype. Supported: fp32, fp64, int32, int64
+// (integer division truncates toward zero; dividing by zero throws).
+#pragma once
+
+#include "runtime/tensor.h"
+
+namespace fluidc::kernels {
+
+using fluidc::rt::Tensor;
+
+/// Attributes of every elementwise_* op and its gradient.
+struct ElementwiseAttrs {
+  int axis = -1;
+};
+
+/// Out = X + Y.
+void elementwise_add(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+/// Out = X - Y.
+void elementwise_sub(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+/// Out = X * Y.
+void elementwise_mul(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+/// Out = X / Y.
+void elementwise_div(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+
+/// X@GRAD = Out@GRAD, Y@GRAD = Out@GRAD, each summed over the dims along
+/// which that operand was broadcast so it has its operand's shape.
+void elementwise_add_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs);
+/// X@GRAD = Out@GRAD, Y@GRAD = -Out@GRAD (reduced as for add).
+void elementwise_sub_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs);
+/// X@GRAD = Out@GRAD * Y, Y@GRAD = Out@GRAD * X (reduced as for add).
+void elementwise_mul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs);
+/// X@GRAD = Out@GRAD / Y, Y@GRAD = -Out@GRAD * Out / Y (reduced as for add).
+void elementwise_div_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& out_grad,
+                          Tensor* x_grad, Tensor* y_grad, const ElementwiseAttrs& attrs);
+
+}  // namespace fluidc::kernels

@@ -1,0 +1,87 @@
+// kernels/fill.h - tensor creation and copying: fill_constant, *_like, assign, cast, random init.
+//
+// dtype attributes are Paddle VarType codes (rt::DType values). Fills and
+// cast support bool, int32, int64, fp32 and fp64; assign copies any dtype;
+// the random ops produce fp32 or fp64.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/tensor.h"
+
+namespace fluidc::kernels {
+
+using fluidc::rt::Tensor;
+
+/// Attributes of `fill_constant`.
+struct FillConstantAttrs {
+  std::vector<int64_t> shape;
+  int dtype = 5;
+  float value = 0.0f;
+  std::string str_value;
+};
+
+/// Attributes of `fill_any_like`.
+struct FillAnyLikeAttrs {
+  float value = 0.0f;
+  int dtype = -1;
+};
+
+/// Attributes of `cast`.
+struct CastAttrs {
+  int in_dtype = 5;
+  int out_dtype = 5;
+};
+
+/// Attributes of `uniform_random`.
+struct UniformRandomAttrs {
+  std::vector<int64_t> shape;
+  float min = -1.0f;
+  float max = 1.0f;
+  int seed = 0;
+  int dtype = 5;
+};
+
+/// Attributes of `gaussian_random`. (`shape` is spelled ::std::vector
+/// because the member named `std` would otherwise change what `std` means
+/// inside the struct.)
+struct GaussianRandomAttrs {
+  ::std::vector<int64_t> shape;
+  float mean = 0.0f;
+  float std = 1.0f;
+  int seed = 0;
+  int dtype = 5;
+};
+
+/// Seeds the process-wide generator used by random ops whose `seed` is 0,
+/// and restarts its stream. Until called, the seed is 0 (so runs are
+/// reproducible by default).
+void set_global_seed(uint64_t seed);
+
+/// Out = a tensor of `shape` and `dtype` filled with `value`. When str_value
+/// is non-empty it wins and is parsed as a number ("inf", "-inf", "nan",
+/// "true", "false" too): integer dtypes parse it as an integer, so int64
+/// values beyond float precision survive.
+void fill_constant(Tensor& out, const FillConstantAttrs& attrs);
+/// Out = X's shape filled with `value`, in `dtype` (-1 = X's dtype).
+void fill_any_like(const Tensor& x, Tensor& out, const FillAnyLikeAttrs& attrs);
+/// Out = zeros of X's shape and dtype.
+void fill_zeros_like(const Tensor& x, Tensor& out);
+/// Out = a copy of X (any dtype).
+void assign(const Tensor& x, Tensor& out);
+/// Out = X converted to out_dtype. X's actual dtype is used as the source
+/// (in_dtype is not trusted). Float to integer truncates toward zero; NaN
+/// and out-of-range values give the integer type's minimum (what x86 does,
+/// made defined); nonzero to bool is true.
+void cast(const Tensor& x, Tensor& out, const CastAttrs& attrs);
+/// Out = uniform samples in [min, max). Our own counter-based generator
+/// (splitmix64), not Paddle's bits: seed != 0 gives the same numbers on
+/// every call; seed == 0 draws the next numbers of the global stream.
+void uniform_random(Tensor& out, const UniformRandomAttrs& attrs);
+/// Out = normal samples with `mean` and `std` (Box-Muller over the same
+/// generator and seed rules as uniform_random).
+void gaussian_random(Tensor& out, const GaussianRandomAttrs& attrs);
+
+}  // namespace fluidc::kernels

@@ -1,0 +1,61 @@
+// kernels/matmul.h - mul, matmul (v1) and matmul_v2 with their gradients; fp32 GEMMs run on oneDNN.
+//
+// fp32 goes through dnnl_sgemm; fp64 uses a plain loop (correct, not fast).
+// Any output may be the same object as an input: the product is then formed
+// in a scratch buffer and copied.
+#pragma once
+
+#include "runtime/tensor.h"
+
+namespace fluidc::kernels {
+
+using fluidc::rt::Tensor;
+
+/// Attributes of `mul` and `mul_grad`.
+struct MulAttrs {
+  int x_num_col_dims = 1;
+  int y_num_col_dims = 1;
+};
+
+/// Attributes of `matmul` (v1) and `matmul_grad`.
+struct MatmulAttrs {
+  bool transpose_X = false;
+  bool transpose_Y = false;
+  float alpha = 1.0f;
+};
+
+/// Attributes of `matmul_v2` and `matmul_v2_grad`.
+struct MatmulV2Attrs {
+  bool trans_x = false;
+  bool trans_y = false;
+};
+
+/// Out = flatten(X, x_num_col_dims) @ flatten(Y, y_num_col_dims), where
+/// flatten(T, k) is the 2-D view [prod(dims[:k]), prod(dims[k:])].
+/// Out shape = X.dims[:x_num_col_dims] + Y.dims[y_num_col_dims:].
+void mul(const Tensor& x, const Tensor& y, Tensor& out, const MulAttrs& attrs);
+/// X@GRAD = Out@GRAD @ Y^T, Y@GRAD = X^T @ Out@GRAD on the flattened views.
+void mul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad, Tensor* y_grad,
+              const MulAttrs& attrs);
+
+/// Paddle's matmul v1: Out = alpha * op(X) @ op(Y) over the last two dims.
+/// A 1-D X is a row [1, D] (a column when transposed), a 1-D Y a column
+/// [D, 1]; the dims that added are dropped from Out ([1] if none remain).
+/// Leading (batch) dims are flattened; their element counts must be equal,
+/// or one operand must have none (it is then shared by every batch).
+void matmul(const Tensor& x, const Tensor& y, Tensor& out, const MatmulAttrs& attrs);
+/// Gradients of matmul; an operand shared across batches gets the sum.
+void matmul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                 Tensor* y_grad, const MatmulAttrs& attrs);
+
+/// numpy.matmul semantics with optional transposes of the last two dims:
+/// 1-D operands are promoted (X to [1, K], Y to [K, 1]; their trans flag is
+/// ignored) and the added dim removed from Out (1-D @ 1-D gives a 0-D Out);
+/// batch dims broadcast numpy style.
+void matmul_v2(const Tensor& x, const Tensor& y, Tensor& out, const MatmulV2Attrs& attrs);
+/// Gradients of matmul_v2, summed over the batch dims each operand was
+/// broadcast along.
+void matmul_v2_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                    Tensor* y_grad, const MatmulV2Attrs& attrs);
+
+}  // namespace fluidc::kernels

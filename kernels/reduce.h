@@ -1,0 +1,51 @@
+// kernels/reduce.h - mean, reduce_sum, reduce_mean and the n-ary sum, with gradients.
+//
+// Reducing every dim without keep_dim gives a 0-D Out (Shape{}, rank 0), as
+// in Paddle 2.6. Sums of fp32 accumulate in double, integer sums in int64.
+#pragma once
+
+#include <vector>
+
+#include "runtime/tensor.h"
+
+namespace fluidc::kernels {
+
+using fluidc::rt::Tensor;
+
+/// Attributes of reduce_sum / reduce_mean and their gradients.
+/// `dim` entries may be negative (counted from the end); an empty `dim`, or
+/// one naming every dim, is the same as reduce_all. in_dtype is accepted and
+/// ignored (Paddle 2.6 ignores it too); out_dtype is honoured by reduce_sum.
+struct ReduceAttrs {
+  std::vector<int> dim = {0};
+  bool keep_dim = false;
+  bool reduce_all = false;
+  int in_dtype = -1;
+  int out_dtype = -1;
+};
+
+/// Out = mean of all elements of X, a 0-D tensor. fp32/fp64.
+void mean(const Tensor& x, Tensor& out);
+/// X@GRAD = Out@GRAD / numel(X) everywhere.
+void mean_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad);
+
+/// Sum over `dim`. Out dtype: out_dtype when not -1; otherwise int64 for bool
+/// and int32 inputs (Paddle 2.6's rule) and X's dtype for the rest.
+/// X: bool, int32, int64, fp32, fp64.
+void reduce_sum(const Tensor& x, Tensor& out, const ReduceAttrs& attrs);
+/// Mean over `dim`; Out has X's dtype (integer means truncate). X: int32,
+/// int64, fp32, fp64.
+void reduce_mean(const Tensor& x, Tensor& out, const ReduceAttrs& attrs);
+/// X@GRAD = Out@GRAD broadcast back over the reduced dims, in X's dtype.
+/// Out@GRAD may have the reduced shape with or without the kept 1s.
+void reduce_sum_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const ReduceAttrs& attrs);
+/// X@GRAD = Out@GRAD / (number of reduced elements), broadcast as above.
+void reduce_mean_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const ReduceAttrs& attrs);
+
+/// The `sum` op (duplicable input X): Out = xs[0] + xs[1] + ... in order.
+/// All initialized inputs must share shape and dtype; uninitialized ones
+/// (never-written gradients) are skipped, as Paddle does. Out may be the
+/// same object as any input. fp32, fp64, int32, int64.
+void sum(const Tensor* const* xs, int n, Tensor& out);
+
+}  // namespace fluidc::kernels
