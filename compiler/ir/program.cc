@@ -14,6 +14,12 @@
 namespace fluidc {
 namespace {
 
+[[noreturn]] void file_error(const std::string& file, const std::string& message) {
+  Location l;
+  l.file = file;
+  user_error(l, message);
+}
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -69,7 +75,7 @@ std::string python_line_of(const pb::OpDesc& op) {
 
 Program Program::load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) user_error(fmt::format("{}: cannot open program file", path));
+  if (!in) file_error(path, "cannot open program file");
   std::stringstream buf;
   buf << in.rdbuf();
   return parse(buf.str(), path, looks_like_text_path(path));
@@ -79,24 +85,23 @@ Program Program::parse(const std::string& bytes, const std::string& origin, bool
   Program p;
   p.origin_ = origin;
   p.sha256_ = sha256_hex(bytes);
-  if (bytes.empty()) user_error(fmt::format("{}: empty file, not a ProgramDesc", origin));
+  if (bytes.empty()) file_error(origin, "empty file, not a ProgramDesc");
   if (text) {
     google::protobuf::TextFormat::Parser parser;
     TextErrors errors;
     parser.RecordErrorsTo(&errors);
     if (!parser.ParseFromString(bytes, &p.desc_))
-      user_error(fmt::format("{}: not a valid ProgramDesc in protobuf text format: {}", origin, errors.first));
+      file_error(origin, fmt::format("not a valid ProgramDesc in protobuf text format: {}", errors.first));
   } else {
     google::protobuf::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
     if (!p.desc_.ParsePartialFromZeroCopyStream(&stream))
-      user_error(fmt::format("{}: not a valid binary ProgramDesc ({} bytes): the protobuf is "
-                             "truncated or corrupt",
-                             origin, bytes.size()));
+      file_error(origin, fmt::format("not a valid binary ProgramDesc ({} bytes): the protobuf is truncated or corrupt",
+                                     bytes.size()));
     if (!p.desc_.IsInitialized())
-      user_error(fmt::format("{}: not a valid binary ProgramDesc: required fields missing: {}", origin,
+      file_error(origin, fmt::format("not a valid binary ProgramDesc: required fields missing: {}",
                              p.desc_.InitializationErrorString()));
   }
-  if (p.desc_.blocks_size() == 0) user_error(fmt::format("{}: program has no blocks", origin));
+  if (p.desc_.blocks_size() == 0) file_error(origin, "program has no blocks");
   p.index();
   return p;
 }
@@ -128,11 +133,11 @@ void Program::save(const std::string& path) const {
   std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) user_error(fmt::format("{}: cannot write", path));
+    if (!out) file_error(path, "cannot write");
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) user_error(fmt::format("{}: write failed", path));
+    if (!out) file_error(path, "write failed");
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) user_error(fmt::format("{}: cannot rename into place", path));
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) file_error(path, "cannot rename into place");
 }
 
 std::string Program::to_text() const {

@@ -1,0 +1,16 @@
+# test/lit/lit.cfg.py - lit configuration: FileCheck tests of fluidc's verifier, emitter and driver.
+import os
+import lit.formats
+
+config.name = "fluidc"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".test", ".pbtxt"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fluidc_binary_dir, "test", "lit")
+
+config.environment["PATH"] = os.pathsep.join([config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.substitutions.append(("%fluidc", os.path.join(config.fluidc_binary_dir, "bin", "fluidc")))
+config.substitutions.append(("%fixtures", os.path.join(config.fluidc_source_dir, "test", "fixtures")))
+config.substitutions.append(("%shared", os.path.join(os.path.dirname(config.fluidc_source_dir), "shared")))
+config.substitutions.append(("%inputs", os.path.join(config.fluidc_source_dir, "test", "lit", "Inputs")))

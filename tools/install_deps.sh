@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# tools/install_deps.sh - installs fluidc's build and test dependencies from Debian 12 packages, if missing.
+set -euo pipefail
+packages=(cmake ninja-build clang llvm-14-tools python3 libprotobuf-dev protobuf-compiler libfmt-dev catch2 libdnnl-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
