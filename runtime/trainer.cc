@@ -19,7 +19,7 @@ namespace {
 void print_help(const Model& m, const char* argv0) {
   std::printf(
       "usage: %s --data NAME=FILE.npy ... [--batch-size N] [--epochs N | --steps N]\n"
-      "          [--params FILE|DIR | --resume FILE] [--save FILE] [--seed N] [--no-shuffle]\n"
+      "          [--params FILE|DIR | --resume FILE] [--save FILE] [--save-dir DIR] [--seed N] [--no-shuffle]\n"
       "          [--log-every N] [--losses-out FILE.npy]\n\n"
       "Trainer compiled by fluidc %s from %s.\n\n"
       "  --data NAME=FILE    training data for each input, one sample per row (axis 0)\n"
@@ -31,6 +31,8 @@ void print_help(const Model& m, const char* argv0) {
       "  --resume FILE       continue from a checkpoint written by --save\n"
       "  --save FILE         write every persistable (Paddle's combined format, sorted by name)\n"
       "                      atomically at the end\n"
+      "  --save-dir DIR      also write one file per persistable into DIR (Paddle's save_vars layout),\n"
+      "                      which inference binaries of the same model read by name\n"
       "  --seed N            seed for shuffling and random initialisers (default 0)\n"
       "  --no-shuffle        take rows in file order\n"
       "  --log-every N       print step, loss and steps/s every N steps (default 10)\n"
@@ -63,7 +65,7 @@ int run_trainer(const Model& m, int argc, char** argv) {
       return 0;
     }
   Flags flags(argc, argv,
-              {"data", "batch-size", "epochs", "steps", "params", "resume", "save", "seed", "log-every",
+              {"data", "batch-size", "epochs", "steps", "params", "resume", "save", "save-dir", "seed", "log-every",
                "losses-out"},
               {"data"}, {"no-shuffle"});
   if (!m.loss) fail("this trainer has no loss variable");
@@ -143,11 +145,16 @@ int run_trainer(const Model& m, int argc, char** argv) {
     std::copy(losses.begin(), losses.end(), t.data<float>());
     write_npy(flags.get("losses-out"), t);
   }
+  std::vector<const Tensor*> state;
+  for (int i = 0; i < m.num_persistables; ++i) state.push_back(m.persistables[i].tensor);
+  const auto names = binding_names(m.persistables, m.num_persistables);
   if (flags.has("save")) {
-    std::vector<const Tensor*> tensors;
-    for (int i = 0; i < m.num_persistables; ++i) tensors.push_back(m.persistables[i].tensor);
-    write_combined_params(flags.get("save"), binding_names(m.persistables, m.num_persistables), tensors);
+    write_combined_params(flags.get("save"), names, state);
     std::printf("saved %d persistables to %s\n", m.num_persistables, flags.get("save").c_str());
+  }
+  if (flags.has("save-dir")) {
+    write_param_dir(flags.get("save-dir"), names, state);
+    std::printf("saved %d persistables, one file each, to %s/\n", m.num_persistables, flags.get("save-dir").c_str());
   }
   return 0;
 }
