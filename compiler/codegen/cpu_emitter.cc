@@ -112,7 +112,7 @@ class Emitter {
                        main_.sha256());
     if (startup_) out << fmt::format("// startup program: {} (sha256 {})\n", opts_.startup_name, startup_->sha256());
     out << "// Regenerate with `fluidc emit`; edits here are lost.\n\n";
-    out << "#include <limits>\n\n#include \"runtime/model.h\"\n";
+    out << "#include <algorithm>\n#include <limits>\n\n#include \"runtime/model.h\"\n";
     for (const auto& f : families_) out << fmt::format("#include \"kernels/{}.h\"\n", f);
     out << "\nnamespace {\n\nnamespace k = fluidc::kernels;\nusing fluidc::rt::OpSite;\nusing fluidc::rt::Tensor;\n"
            "using fluidc::rt::g_current_op;\n\n";

@@ -1,6 +1,7 @@
 // compiler/ops/fill.cc - tensor creation and copies: fill_constant, *_like, assign, cast, random init.
 #include <fmt/format.h>
 
+#include "compiler/codegen/emit_ctx.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
@@ -45,6 +46,71 @@ void infer_cast(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
+// assign_value keeps its data in a typed list attribute chosen by dtype.
+struct ValueList {
+  const char* attr;
+  const char* ctype;
+  const char* rt_dtype;
+};
+
+bool value_list(int64_t dtype, ValueList& out) {
+  switch (dtype) {
+    case pb::VarType::FP32: out = {"fp32_values", "float", "kFP32"}; return true;
+    case pb::VarType::FP64: out = {"fp64_values", "double", "kFP64"}; return true;
+    case pb::VarType::INT32: out = {"int32_values", "int32_t", "kInt32"}; return true;
+    case pb::VarType::INT64: out = {"int64_values", "int64_t", "kInt64"}; return true;
+    case pb::VarType::BOOL: out = {"bool_values", "bool", "kBool"}; return true;
+    default: return false;
+  }
+}
+
+std::vector<std::string> value_literals(const pb::OpDesc& op, const ValueList& list) {
+  std::vector<std::string> out;
+  if (std::string(list.ctype) == "float" || std::string(list.ctype) == "double") {
+    for (double v : attr_floats(op, list.attr)) out.push_back(fmt::format("{}", v));
+  } else {
+    for (int64_t v : attr_ints(op, list.attr))
+      out.push_back(std::string(list.ctype) == "bool" ? (v ? "true" : "false") : fmt::format("{}", v));
+  }
+  return out;
+}
+
+void infer_assign_value(ShapeCtx& c) {
+  ValueList list;
+  int64_t dtype = attr_int(c.op(), "dtype", pb::VarType::FP32);
+  if (!value_list(dtype, list)) {
+    c.error(fmt::format("dtype {} is not supported by assign_value", dtype));
+    return;
+  }
+  TensorType out;
+  out.known = true;
+  out.dtype = static_cast<pb::VarType::Type>(dtype);
+  out.dims = attr_ints(c.op(), "shape");
+  int64_t numel = 1;
+  for (int64_t d : out.dims) numel *= d;
+  size_t have = value_literals(c.op(), list).size();
+  if (numel < 0 || static_cast<size_t>(numel) != have) {
+    c.error(fmt::format("shape {} needs {} values but {} holds {}", dims_str(out.dims), numel, list.attr, have));
+    return;
+  }
+  c.set_output("Out", out);
+}
+
+// The values become a static array in the generated code: no kernel, no
+// parsing at run time.
+void emit_assign_value(EmitCtx& c) {
+  ValueList list;
+  value_list(attr_int(c.op(), "dtype", pb::VarType::FP32), list);
+  std::vector<std::string> values = value_literals(c.op(), list);
+  std::vector<int64_t> shape = attr_ints(c.op(), "shape");
+  const std::string& out = c.var(op_outputs(c.op(), "Out")[0]);
+  c.body() << fmt::format("  {{\n    static const {} values[] = {{{}}};\n", list.ctype, fmt::join(values, ", "));
+  c.body() << fmt::format("    {}.resize(fluidc::rt::Shape{{{}}}, fluidc::rt::DType::{});\n", out,
+                          fmt::join(shape, ", "), list.rt_dtype);
+  c.body() << fmt::format("    std::copy(values, values + {}, {}.data<{}>());\n  }}\n", values.size(), out,
+                          list.ctype);
+}
+
 }  // namespace
 
 void add_fill_ops(std::vector<OpDef>& t) {
@@ -54,6 +120,14 @@ void add_fill_ops(std::vector<OpDef>& t) {
                .attrs = {{"shape", pb::LONGS}, {"dtype", pb::INT, true}, {"value", pb::FLOAT}, {"str_value", pb::STRING}},
                .attrs_struct = "FillConstantAttrs",
                .infer_shape = infer_from_shape_attr});
+  t.push_back({.type = "assign_value",
+               .family = "",
+               .outputs = {{"Out"}},
+               .attrs = {{"shape", pb::INTS, true}, {"dtype", pb::INT, true}, {"fp32_values", pb::FLOATS},
+                         {"fp64_values", pb::FLOAT64S}, {"int32_values", pb::INTS}, {"int64_values", pb::LONGS},
+                         {"bool_values", pb::INTS}},
+               .infer_shape = infer_assign_value,
+               .emit_cpu = emit_assign_value});
   t.push_back({.type = "fill_any_like", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = {{"value", pb::FLOAT}, {"dtype", pb::INT}}, .attrs_struct = "FillAnyLikeAttrs",
                .infer_shape = infer_fill_any_like});
