@@ -1,0 +1,51 @@
+// test/unit/compiler/op_table_test.cc - walks the op table: every entry complete and consistent.
+#include <catch2/catch.hpp>
+
+#include "compiler/ops/registry.h"
+
+using namespace fluidc;
+
+TEST_CASE("every op in the table is complete", "[ops]") {
+  const auto& table = ops::all_ops();
+  REQUIRE_FALSE(table.empty());
+  for (const auto& def : table) {
+    INFO("op " << def.type);
+    bool io = def.has(ops::kFeed) || def.has(ops::kFetch);
+    // A CPU path: a kernel family (generic call), an emit hook, or bound by the driver.
+    CHECK((io || !def.family.empty() || def.emit_cpu != nullptr));
+    // Every op but feed/fetch infers its outputs' types.
+    if (!io) CHECK(def.infer_shape != nullptr);
+    CHECK_FALSE(def.outputs.empty());
+    if (!def.attrs_struct.empty()) CHECK_FALSE(def.attrs.empty());
+    // The gradient op named by a forward op is itself in the table.
+    if (!def.grad.empty()) CHECK(ops::find_op(def.grad) != nullptr);
+    // Gradient kernels take every output as an optional pointer: Paddle drops
+    // the gradients nobody needs (e.g. of a fed input).
+    if (def.type.size() > 5 && def.type.ends_with("_grad"))
+      for (const auto& s : def.outputs) CHECK(s.optional);
+    // Optimizers own a Param slot and write ParamOut.
+    if (def.has(ops::kOptimizer)) {
+      CHECK(def.input("Param") != nullptr);
+      CHECK(def.output("ParamOut") != nullptr);
+    }
+  }
+}
+
+TEST_CASE("the table is sorted and lookups find each entry", "[ops]") {
+  const auto& table = ops::all_ops();
+  for (size_t i = 1; i < table.size(); ++i) CHECK(table[i - 1].type < table[i].type);
+  for (const auto& def : table) CHECK(ops::find_op(def.type) == &def);
+  CHECK(ops::find_op("conv2d") == nullptr);
+  CHECK(ops::find_op("") == nullptr);
+}
+
+TEST_CASE("the ops of the foundation issue are all present", "[ops]") {
+  for (const char* type :
+       {"feed", "fetch", "fill_constant", "assign", "uniform_random", "gaussian_random", "scale", "cast", "mul",
+        "matmul", "matmul_v2", "elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div", "relu",
+        "sigmoid", "tanh", "softmax", "softmax_with_cross_entropy", "cross_entropy2", "mean", "reduce_mean",
+        "reduce_sum", "square", "sum", "fill_any_like", "fill_zeros_like", "sgd", "momentum", "adam"}) {
+    INFO(type);
+    CHECK(ops::find_op(type) != nullptr);
+  }
+}
