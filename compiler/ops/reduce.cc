@@ -81,8 +81,10 @@ void add_reduce_ops(std::vector<OpDef>& t) {
                  .infer_shape = shape_rules::grads_like_inputs});
   }
   // sum is how Paddle's backward adds up several gradients of one variable.
+  // Paddle has no sum_grad op (its backward copies the gradient to each
+  // input), so no grad op is named; the autodiff pass will own that rule.
   t.push_back({.type = "sum", .family = "reduce", .inputs = {{"X", false, true}}, .outputs = {{"Out"}},
-               .grad = "sum_grad", .infer_shape = infer_sum});
+               .infer_shape = infer_sum});
 }
 
 }  // namespace fluidc::ops
