@@ -42,6 +42,9 @@ void infer_reduce(ShapeCtx& c) {
   }
   int64_t out_dtype = attr_int(c.op(), "out_dtype", -1);
   if (out_dtype >= 0) out.dtype = static_cast<pb::VarType::Type>(out_dtype);
+  // Paddle 2.6 sums bool and int32 into int64 (the kernel does the same).
+  else if (c.op().type() == "reduce_sum" && (x.dtype == pb::VarType::BOOL || x.dtype == pb::VarType::INT32))
+    out.dtype = pb::VarType::INT64;
   c.set_output("Out", out);
 }
 
