@@ -3,14 +3,20 @@
 // usage: npy_compare ACTUAL EXPECTED [--rtol R] [--atol A]
 // An element passes when |actual - expected| <= atol + rtol * |expected|.
 // Shapes and dtypes must match exactly. Exit 0 on match, 1 on mismatch.
+// Files ending in .pdiparams are compared as Paddle combined parameter files:
+// record by record, in file order.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include <fstream>
+#include <vector>
+
 #include "runtime/error.h"
 #include "runtime/npy.h"
+#include "runtime/tensor_record.h"
 
 using fluidc::rt::DType;
 using fluidc::rt::Tensor;
@@ -28,6 +34,51 @@ double at(const Tensor& t, int64_t i) {
   }
 }
 
+// Every tensor record of a combined parameter file, in file order.
+std::vector<Tensor> read_records(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fluidc::rt::fail(path + ": cannot open");
+  std::vector<Tensor> out;
+  while (in.peek() != std::char_traits<char>::eof()) {
+    out.emplace_back();
+    fluidc::rt::read_tensor_record(in, out.back(), path + ", record " + std::to_string(out.size() - 1));
+  }
+  return out;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Compares one pair of tensors; prints a line and returns whether they match.
+bool compare(const Tensor& a, const Tensor& e, const std::string& what, double rtol, double atol) {
+  if (a.dtype() != e.dtype() || a.shape() != e.shape()) {
+    std::printf("MISMATCH: %s: actual is %s%s but expected is %s%s\n", what.c_str(), dtype_name(a.dtype()),
+                a.shape().str().c_str(), dtype_name(e.dtype()), e.shape().str().c_str());
+    return false;
+  }
+  int64_t bad = 0, worst = -1;
+  double worst_excess = 0, max_rel = 0;
+  for (int64_t i = 0; i < e.numel(); ++i) {
+    double x = at(a, i), y = at(e, i), diff = std::fabs(x - y), allowed = atol + rtol * std::fabs(y);
+    if (y != 0) max_rel = std::fmax(max_rel, diff / std::fabs(y));
+    if (!(diff <= allowed)) {  // NaN fails
+      ++bad;
+      if (worst < 0 || diff - allowed > worst_excess) worst = i, worst_excess = diff - allowed;
+    }
+  }
+  if (bad) {
+    std::printf("MISMATCH: %s: %lld of %lld elements outside atol %g + rtol %g; worst at flat index %lld: actual "
+                "%.9g, expected %.9g\n",
+                what.c_str(), static_cast<long long>(bad), static_cast<long long>(e.numel()), atol, rtol,
+                static_cast<long long>(worst), at(a, worst), at(e, worst));
+    return false;
+  }
+  std::printf("match: %s: %lld elements %s%s, max relative error %.3g (rtol %g, atol %g)\n", what.c_str(),
+              static_cast<long long>(e.numel()), dtype_name(e.dtype()), e.shape().str().c_str(), max_rel, rtol, atol);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,34 +93,20 @@ int main(int argc, char** argv) {
     else { std::fprintf(stderr, "npy_compare: unknown option %s\n", argv[i]); return 2; }
   }
   try {
+    if (ends_with(argv[1], ".pdiparams")) {
+      std::vector<Tensor> a = read_records(argv[1]), e = read_records(argv[2]);
+      if (a.size() != e.size()) {
+        std::printf("MISMATCH: %zu records in %s, %zu in %s\n", a.size(), argv[1], e.size(), argv[2]);
+        return 1;
+      }
+      bool ok = true;
+      for (size_t i = 0; i < e.size(); ++i) ok &= compare(a[i], e[i], "record " + std::to_string(i), rtol, atol);
+      return ok ? 0 : 1;
+    }
     Tensor a, e;
     fluidc::rt::read_npy(argv[1], a);
     fluidc::rt::read_npy(argv[2], e);
-    if (a.dtype() != e.dtype() || a.shape() != e.shape()) {
-      std::printf("MISMATCH: %s is %s%s but %s is %s%s\n", argv[1], dtype_name(a.dtype()), a.shape().str().c_str(),
-                  argv[2], dtype_name(e.dtype()), e.shape().str().c_str());
-      return 1;
-    }
-    int64_t bad = 0, worst = -1;
-    double worst_excess = 0, max_rel = 0;
-    for (int64_t i = 0; i < e.numel(); ++i) {
-      double x = at(a, i), y = at(e, i), diff = std::fabs(x - y), allowed = atol + rtol * std::fabs(y);
-      if (y != 0) max_rel = std::fmax(max_rel, diff / std::fabs(y));
-      if (!(diff <= allowed)) {  // NaN fails
-        ++bad;
-        if (worst < 0 || diff - allowed > worst_excess) worst = i, worst_excess = diff - allowed;
-      }
-    }
-    if (bad) {
-      std::printf("MISMATCH: %lld of %lld elements outside atol %g + rtol %g; worst at flat index %lld: actual %.9g, "
-                  "expected %.9g\n",
-                  static_cast<long long>(bad), static_cast<long long>(e.numel()), atol, rtol,
-                  static_cast<long long>(worst), at(a, worst), at(e, worst));
-      return 1;
-    }
-    std::printf("match: %lld elements %s%s, max relative error %.3g (rtol %g, atol %g)\n",
-                static_cast<long long>(e.numel()), dtype_name(e.dtype()), e.shape().str().c_str(), max_rel, rtol, atol);
-    return 0;
+    return compare(a, e, argv[1], rtol, atol) ? 0 : 1;
   } catch (const fluidc::rt::Error& err) {
     std::printf("ERROR: %s\n", err.what());
     return 1;
