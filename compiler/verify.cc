@@ -68,11 +68,22 @@ void verify_slots(const Program& prog, int b, int i, const ops::OpDef& def, bool
     if (!slot->duplicable && args.size() > 1)
       diags.error(prog.loc(b, i), fmt::format("{} slot '{}' takes one variable but has {}", kind, v.parameter(),
                                               args.size()));
-    for (const auto& name : args)
-      if (!prog.find_var(b, name))
+    for (const auto& name : args) {
+      const pb::VarDesc* var = prog.find_var(b, name);
+      if (!var) {
         diags.error(prog.loc(b, i, name),
                     fmt::format("{} {} refers to an undefined variable (not in block {} or its ancestors)", kind,
                                 v.parameter(), b));
+        continue;
+      }
+      // Feed and fetch ops touch Paddle's FEED_MINIBATCH / FETCH_LIST holders;
+      // every other slot of a supported op holds a dense tensor.
+      bool holder_slot = (def.has(ops::kFeed) && inputs) || (def.has(ops::kFetch) && !inputs);
+      if (!holder_slot && var->type().type() != pb::VarType::LOD_TENSOR)
+        diags.error(prog.loc(b, i, name), fmt::format("{} {} is a {}, but {} takes a dense tensor there", kind,
+                                                      v.parameter(), pb::VarType::Type_Name(var->type().type()),
+                                                      def.type));
+    }
   }
   for (const auto& slot : defs) {
     if (slot.optional) continue;

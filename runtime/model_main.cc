@@ -106,6 +106,7 @@ void initialize_state(const Model& m, const Flags& flags) {
 }
 
 void print_summary(const std::string& label, const Tensor& t) {
+  if (!t.initialized()) fail("result '" + label + "' was never computed");
   double lo = INFINITY, hi = -INFINITY, sum = 0;
   const int64_t n = t.numel();
   for (int64_t i = 0; i < n; ++i) {
@@ -125,6 +126,7 @@ void print_summary(const std::string& label, const Tensor& t) {
 }
 
 double scalar_value(const Tensor& t, const std::string& name) {
+  if (!t.initialized()) fail("'" + name + "' was never computed");
   if (t.numel() != 1) fail("'" + name + "' should hold one value but has shape " + t.shape().str());
   switch (t.dtype()) {
     case DType::kFP32: return t.data<float>()[0];

@@ -121,5 +121,8 @@ int main(int argc, char** argv) {
   } catch (const fluidc::InternalError& e) {
     fmt::print(stderr, "fluidc: {}\n", e.what());
     return 3;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fluidc: internal error (a fluidc bug, please report it): {}\n", e.what());
+    return 3;
   }
 }

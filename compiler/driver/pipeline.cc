@@ -27,8 +27,9 @@ void check_dataflow(const Program& prog, const ProgramInfo& info, Diagnostics& d
   for (int i = 0; i < block.ops_size(); ++i) {
     const auto& op = block.ops(i);
     const ops::OpDef* def = ops::find_op(op.type());
-    bool io = def && (def->has(ops::kFeed) || def->has(ops::kFetch));
-    if (!io) {
+    // A feed op's input is Paddle's feed holder, filled by the driver.
+    bool feed = def && def->has(ops::kFeed);
+    if (!feed) {
       for (const auto& in : op.inputs())
         for (const auto& name : in.arguments()) {
           if (is_empty_var_name(name) || defined.count(name)) continue;
@@ -43,6 +44,8 @@ void check_dataflow(const Program& prog, const ProgramInfo& info, Diagnostics& d
     for (const auto& out : op.outputs())
       for (const auto& name : out.arguments()) defined.insert(name);
   }
+  if (!info.loss.empty() && !defined.count(info.loss))
+    diags.error(prog.loc(0, -1, info.loss), "the loss is never written by any op of block 0");
 }
 
 }  // namespace fluidc
