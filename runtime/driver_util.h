@@ -27,6 +27,15 @@ void initialize_state(const Model& m, const Flags& flags);
 std::vector<std::string> binding_names(const VarBinding* b, int n);
 std::vector<Tensor*> binding_tensors(const VarBinding* b, int n);
 
+/// True when argv asks for --help / -h (checked before flag parsing, so
+/// help works next to otherwise invalid flags).
+bool wants_help(int argc, char** argv);
+
+/// Rejects NAME=FILE pairs of `flag` whose NAME is not one of the model's
+/// inputs, and returns the file given for each input, in feed order.
+/// A missing input is an Error naming it and its declared type.
+std::vector<std::string> files_for_inputs(const Model& m, const Flags& flags, const std::string& flag);
+
 /// "float32[-1, 13]" for a declared binding.
 std::string declared_str(const VarBinding& b);
 

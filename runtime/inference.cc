@@ -43,24 +43,15 @@ std::string fetch_file_name(const std::string& name) {
 }  // namespace
 
 int run_inference(const Model& m, int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      print_help(m, argv[0]);
-      return 0;
-    }
-  Flags flags(argc, argv, {"params", "feed", "fetch-dir", "repeat"}, {"feed"}, {});
-  auto feeds = flags.pairs("feed");
-  for (const auto& [name, file] : feeds) {
-    bool known = false;
-    for (int i = 0; i < m.num_feeds; ++i) known |= name == m.feeds[i].name;
-    if (!known) fail("--feed names '" + name + "', which is not an input of this program (see --help)");
+  if (wants_help(argc, argv)) {
+    print_help(m, argv[0]);
+    return 0;
   }
+  Flags flags(argc, argv, {"params", "feed", "fetch-dir", "repeat"}, {"feed"}, {});
+  const std::vector<std::string> files = files_for_inputs(m, flags, "feed");
   for (int i = 0; i < m.num_feeds; ++i) {
-    const VarBinding& b = m.feeds[i];
-    auto it = feeds.find(b.name);
-    if (it == feeds.end()) fail(std::string("missing --feed ") + b.name + "=FILE.npy (" + declared_str(b) + ")");
-    read_npy(it->second, *b.tensor);
-    check_against_declared(b, *b.tensor, it->second, false);
+    read_npy(files[i], *m.feeds[i].tensor);
+    check_against_declared(m.feeds[i], *m.feeds[i].tensor, files[i], false);
   }
   initialize_state(m, flags);
   long long repeat = flags.get_int("repeat", 1);

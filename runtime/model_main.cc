@@ -27,6 +27,29 @@ std::vector<Tensor*> binding_tensors(const VarBinding* b, int n) {
   return out;
 }
 
+bool wants_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return true;
+  return false;
+}
+
+std::vector<std::string> files_for_inputs(const Model& m, const Flags& flags, const std::string& flag) {
+  auto given = flags.pairs(flag);
+  for (const auto& [name, file] : given) {
+    bool known = false;
+    for (int i = 0; i < m.num_feeds; ++i) known |= name == m.feeds[i].name;
+    if (!known) fail("--" + flag + " names '" + name + "', which is not an input of this program (see --help)");
+  }
+  std::vector<std::string> files;
+  for (int i = 0; i < m.num_feeds; ++i) {
+    auto it = given.find(m.feeds[i].name);
+    if (it == given.end())
+      fail("missing --" + flag + " " + m.feeds[i].name + "=FILE.npy (" + declared_str(m.feeds[i]) + ")");
+    files.push_back(it->second);
+  }
+  return files;
+}
+
 std::string declared_str(const VarBinding& b) {
   return std::string(dtype_name(b.dtype)) + Shape::from(b.dims, b.rank).str();
 }

@@ -59,11 +59,10 @@ void gather_rows(const Tensor& src, const std::vector<int64_t>& order, int64_t b
 }  // namespace
 
 int run_trainer(const Model& m, int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      print_help(m, argv[0]);
-      return 0;
-    }
+  if (wants_help(argc, argv)) {
+    print_help(m, argv[0]);
+    return 0;
+  }
   Flags flags(argc, argv,
               {"data", "batch-size", "epochs", "steps", "params", "resume", "save", "save-dir", "seed", "log-every",
                "losses-out"},
@@ -72,21 +71,14 @@ int run_trainer(const Model& m, int argc, char** argv) {
   if (flags.has("params") && flags.has("resume")) fail("give --params or --resume, not both");
 
   // Training data: one array per feed, all with the same number of rows.
-  auto files = flags.pairs("data");
-  for (const auto& [name, file] : files) {
-    bool known = false;
-    for (int i = 0; i < m.num_feeds; ++i) known |= name == m.feeds[i].name;
-    if (!known) fail("--data names '" + name + "', which is not an input of this program (see --help)");
-  }
+  const std::vector<std::string> files = files_for_inputs(m, flags, "data");
   std::vector<Tensor> data(m.num_feeds);
   int64_t rows = -1;
   for (int i = 0; i < m.num_feeds; ++i) {
     const VarBinding& b = m.feeds[i];
-    auto it = files.find(b.name);
-    if (it == files.end()) fail(std::string("missing --data ") + b.name + "=FILE.npy (" + declared_str(b) + ")");
-    read_npy(it->second, data[i]);
-    check_against_declared(b, data[i], it->second, true);
-    if (data[i].rank() == 0) fail("'" + std::string(b.name) + "' from " + it->second + ": needs a row axis");
+    read_npy(files[i], data[i]);
+    check_against_declared(b, data[i], files[i], true);
+    if (data[i].rank() == 0) fail("'" + std::string(b.name) + "' from " + files[i] + ": needs a row axis");
     if (rows >= 0 && data[i].dim(0) != rows)
       fail("--data arrays differ in rows: '" + std::string(b.name) + "' has " + std::to_string(data[i].dim(0)) +
            ", the first input has " + std::to_string(rows));

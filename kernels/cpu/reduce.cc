@@ -43,15 +43,22 @@ ReducePlan plan_reduce(const char* op, const Shape& xs, const ReduceAttrs& a) {
   return p;
 }
 
-/// acc[kept index] += x over every element of x (acc zeroed by the caller).
-template <class T, class A>
-void sum_into(const T* x, const Shape& xs, const Shape& kept, A* acc) {
+/// The joint iteration space of X and of the kept (reduced, keep-dim) shape
+/// broadcast back over it: strides[0] walks X, strides[1] the kept tensor.
+inline StridedSpace<2> x_and_kept_space(const Shape& xs, const Shape& kept) {
   StridedSpace<2> s;
   s.rank = xs.rank;
   for (int i = 0; i < xs.rank; ++i) s.dims[i] = xs.d[i];
   broadcast_strides(xs, s.strides[0]);
   broadcast_strides(kept, s.strides[1]);
   simplify(s);
+  return s;
+}
+
+/// acc[kept index] += x over every element of x (acc zeroed by the caller).
+template <class T, class A>
+void sum_into(const T* x, const Shape& xs, const Shape& kept, A* acc) {
+  StridedSpace<2> s = x_and_kept_space(xs, kept);
   for_each_run(s, [&](const int64_t* off, int64_t n, const int64_t* st) {
     const T* px = x + off[0];
     if (st[1] == 0) {  // the run folds into one accumulator: keep it in a register
@@ -68,12 +75,7 @@ void sum_into(const T* x, const Shape& xs, const Shape& kept, A* acc) {
 /// dx[i] = fn(dout[kept index of i]) over X's shape.
 template <class T, class G, class Fn>
 void broadcast_back(const G* dout, const Shape& xs, const Shape& kept, T* dx, Fn fn) {
-  StridedSpace<2> s;
-  s.rank = xs.rank;
-  for (int i = 0; i < xs.rank; ++i) s.dims[i] = xs.d[i];
-  broadcast_strides(xs, s.strides[0]);
-  broadcast_strides(kept, s.strides[1]);
-  simplify(s);
+  StridedSpace<2> s = x_and_kept_space(xs, kept);
   for_each_run(s, [&](const int64_t* off, int64_t n, const int64_t* st) {
     for (int64_t i = 0; i < n; ++i) dx[off[0] + i * st[0]] = fn(dout[off[1] + i * st[1]]);
   });
