@@ -26,6 +26,7 @@ SCRIPTS = [
     "fixtures_mlp.py",          # mlp_adam, mlp_momentum, infer_mlp
     "fixtures_ops_mix.py",      # mlp_ops_mix
     "fixtures_legacy_ops.py",   # legacy_ops
+    "fixtures_variants.py",     # variants/* (other widths, depths, losses, optimizer settings)
     "make_examples.py",         # examples/fit_a_line, examples/mlp_classifier
 ]
 
