@@ -53,8 +53,11 @@ struct AdamAttrs {
 ///   Beta1PowOut = b1p * beta1, Beta2PowOut = b2p * beta2 — written only when
 ///   !use_global_beta_pow and the output is given.
 /// lazy_mode only matters for sparse gradients; with dense ones it is a no-op.
+/// Beta1Tensor, Beta2Tensor and EpsilonTensor, when given (Adam built with a
+/// tensor hyper-parameter), replace the beta1, beta2 and epsilon attributes.
 void adam(const Tensor& param, const Tensor& grad, const Tensor& learning_rate, const Tensor& moment1,
-          const Tensor& moment2, const Tensor& beta1_pow, const Tensor& beta2_pow, Tensor& param_out,
+          const Tensor& moment2, const Tensor& beta1_pow, const Tensor& beta2_pow, const Tensor* beta1_tensor,
+          const Tensor* beta2_tensor, const Tensor* epsilon_tensor, Tensor& param_out,
           Tensor& moment1_out, Tensor& moment2_out, Tensor* beta1_pow_out, Tensor* beta2_pow_out,
           const AdamAttrs& attrs);
 

@@ -172,36 +172,7 @@ class Emitter {
       def->emit_cpu(ctx);
       return;
     }
-    emit_generic_call(ctx);
-  }
-
-  // k::<type>(inputs..., outputs..., attrs): the calling convention of kernels/*.h.
-  void emit_generic_call(EmitCtx& c) {
-    std::vector<std::string> args;
-    std::string pre;
-    auto add_slots = [&](const std::vector<ops::SlotDef>& slots, bool inputs) {
-      for (const auto& s : slots) {
-        auto names = inputs ? op_inputs(c.op(), s.name) : op_outputs(c.op(), s.name);
-        if (s.duplicable) {
-          std::string arr = fmt::format("{}_{}", inputs ? "in" : "out", cpp_identifier(s.name).substr(2));
-          std::vector<std::string> ptrs;
-          for (const auto& n : names) ptrs.push_back("&" + c.var(n));
-          pre += fmt::format("  {}Tensor* const {}[] = {{{}}};\n", inputs ? "const " : "", arr, fmt::join(ptrs, ", "));
-          args.push_back(arr);
-          args.push_back(std::to_string(names.size()));
-        } else if (names.empty()) {
-          args.push_back("nullptr");
-        } else {
-          args.push_back((s.optional ? "&" : "") + c.var(names[0]));
-        }
-      }
-    };
-    add_slots(c.def().inputs, true);
-    add_slots(c.def().outputs, false);
-    if (!c.attrs().empty()) args.push_back(c.attrs());
-    std::string call = fmt::format("k::{}({});\n", c.op().type(), fmt::join(args, ", "));
-    if (pre.empty()) c.body() << "  " << call;
-    else c.body() << "  {\n" << pre << "    " << call << "  }\n";
+    emit_kernel_call(ctx);
   }
 
   // The VarBinding table for `names`, with a dims array per variable.
@@ -264,6 +235,34 @@ class Emitter {
 };
 
 }  // namespace
+
+void emit_kernel_call(EmitCtx& c) {
+  std::vector<std::string> args;
+  std::string pre;
+  auto add_slots = [&](const std::vector<ops::SlotDef>& slots, bool inputs) {
+    for (const auto& s : slots) {
+      auto names = inputs ? op_inputs(c.op(), s.name) : op_outputs(c.op(), s.name);
+      if (s.duplicable) {
+        std::string arr = fmt::format("{}_{}", inputs ? "in" : "out", cpp_identifier(s.name).substr(2));
+        std::vector<std::string> ptrs;
+        for (const auto& n : names) ptrs.push_back("&" + c.var(n));
+        pre += fmt::format("    {}Tensor* const {}[] = {{{}}};\n", inputs ? "const " : "", arr, fmt::join(ptrs, ", "));
+        args.push_back(arr);
+        args.push_back(std::to_string(names.size()));
+      } else if (names.empty()) {
+        args.push_back("nullptr");
+      } else {
+        args.push_back((s.optional ? "&" : "") + c.var(names[0]));
+      }
+    }
+  };
+  add_slots(c.def().inputs, true);
+  add_slots(c.def().outputs, false);
+  if (!c.attrs().empty()) args.push_back(c.attrs());
+  std::string call = fmt::format("k::{}({});\n", c.op().type(), fmt::join(args, ", "));
+  if (pre.empty()) c.body() << "  " << call;
+  else c.body() << "  {\n" << pre << "    " << call << "  }\n";
+}
 
 std::string cpp_identifier(const std::string& name) {
   std::string id = "v_";

@@ -22,6 +22,7 @@ class EmitCtx {
   const ops::OpDef& def() const { return def_; }
   /// C++ identifier of a program variable's tensor.
   const std::string& var(const std::string& name) const { return idents_.at(name); }
+  bool has_var(const std::string& name) const { return idents_.count(name) != 0; }
   /// Identifier of this op's hoisted kernel-attribute constant ("" if none).
   const std::string& attrs() const { return attrs_ident_; }
   /// Statements of the block function; write whole lines, indented 2.
@@ -34,5 +35,10 @@ class EmitCtx {
   std::string attrs_ident_;
   std::ostringstream& body_;
 };
+
+/// Writes the generic call `k::<type>(inputs..., outputs..., attrs);` for the
+/// op in `c`: the calling convention of kernels/*.h. Emit hooks that only
+/// special-case some instances of an op fall back to it.
+void emit_kernel_call(EmitCtx& c);
 
 }  // namespace fluidc

@@ -3,6 +3,7 @@
 
 #include "compiler/codegen/emit_ctx.h"
 #include "compiler/ir/attrs.h"
+#include "compiler/ir/program_info.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
 
@@ -111,6 +112,33 @@ void emit_assign_value(EmitCtx& c) {
                           list.ctype);
 }
 
+// Paddle seeds d(loss)/d(loss) with a fill_constant (op_role Backward|Loss)
+// of shape [1] whenever the loss is not 0-D, although the gradient variable
+// is declared like the loss; its grad kernels accept any shape with the same
+// element count. fluidc's kernels check shapes exactly, so when the counts
+// agree the seed is emitted as ones shaped like the loss itself.
+void emit_fill_constant(EmitCtx& c) {
+  const std::string suffix = "@GRAD";
+  const int64_t role = attr_int(c.op(), "op_role", 0);
+  auto outs = op_outputs(c.op(), "Out");
+  bool seeds_loss = (role & kOpRoleBackward) && (role & kOpRoleLoss) && outs.size() == 1 &&
+                    outs[0].ends_with(suffix) && c.has_var(outs[0].substr(0, outs[0].size() - suffix.size()));
+  std::vector<int64_t> shape = attr_ints(c.op(), "shape");
+  if (!seeds_loss || shape.empty()) {  // a 0-D seed already matches a 0-D loss
+    emit_kernel_call(c);
+    return;
+  }
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  const std::string& loss = c.var(outs[0].substr(0, outs[0].size() - suffix.size()));
+  c.body() << fmt::format("  if ({}.numel() == {}) {{  // seed shaped like the loss\n", loss, count);
+  c.body() << fmt::format("    k::fill_any_like({}, {}, k::FillAnyLikeAttrs{{{}.value, {}.dtype}});\n", loss,
+                          c.var(outs[0]), c.attrs(), c.attrs());
+  c.body() << "  } else {\n  ";
+  emit_kernel_call(c);
+  c.body() << "  }\n";
+}
+
 }  // namespace
 
 void add_fill_ops(std::vector<OpDef>& t) {
@@ -119,7 +147,8 @@ void add_fill_ops(std::vector<OpDef>& t) {
                .outputs = {{"Out"}},
                .attrs = {{"shape", pb::LONGS}, {"dtype", pb::INT, true}, {"value", pb::FLOAT}, {"str_value", pb::STRING}},
                .attrs_struct = "FillConstantAttrs",
-               .infer_shape = infer_from_shape_attr});
+               .infer_shape = infer_from_shape_attr,
+               .emit_cpu = emit_fill_constant});
   t.push_back({.type = "assign_value",
                .family = "",
                .outputs = {{"Out"}},

@@ -21,7 +21,7 @@ void add_optimizer_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "adam",
                .family = "optimizer",
                .inputs = {{"Param"}, {"Grad"}, {"LearningRate"}, {"Moment1"}, {"Moment2"}, {"Beta1Pow"},
-                          {"Beta2Pow"}},
+                          {"Beta2Pow"}, {"Beta1Tensor", true}, {"Beta2Tensor", true}, {"EpsilonTensor", true}},
                .outputs = {{"ParamOut"}, {"Moment1Out"}, {"Moment2Out"}, {"Beta1PowOut", true},
                            {"Beta2PowOut", true}},
                .attrs = {{"beta1", pb::FLOAT}, {"beta2", pb::FLOAT}, {"epsilon", pb::FLOAT},

@@ -80,9 +80,9 @@ void momentum(const Tensor& param, const Tensor& grad, const Tensor& velocity, c
 }
 
 void adam(const Tensor& param, const Tensor& grad, const Tensor& learning_rate, const Tensor& moment1,
-          const Tensor& moment2, const Tensor& beta1_pow, const Tensor& beta2_pow, Tensor& param_out,
-          Tensor& moment1_out, Tensor& moment2_out, Tensor* beta1_pow_out, Tensor* beta2_pow_out,
-          const AdamAttrs& attrs) {
+          const Tensor& moment2, const Tensor& beta1_pow, const Tensor& beta2_pow, const Tensor* beta1_tensor,
+          const Tensor* beta2_tensor, const Tensor* epsilon_tensor, Tensor& param_out, Tensor& moment1_out,
+          Tensor& moment2_out, Tensor* beta1_pow_out, Tensor* beta2_pow_out, const AdamAttrs& attrs) {
   const char* op = "adam";
   require_init(op, "Param", param);
   require_like_param(op, param, "Grad", grad);
@@ -98,9 +98,10 @@ void adam(const Tensor& param, const Tensor& grad, const Tensor& learning_rate, 
     const T b2p = scalar_of<T>(op, "Beta2Pow", beta2_pow);
     const Shape b1s = beta1_pow.shape(), b2s = beta2_pow.shape();
     const DType b1t = beta1_pow.dtype(), b2t = beta2_pow.dtype();
-    const T beta1 = static_cast<T>(attrs.beta1);
-    const T beta2 = static_cast<T>(attrs.beta2);
-    const T epsilon = static_cast<T>(attrs.epsilon);
+    const T beta1 = beta1_tensor ? scalar_of<T>(op, "Beta1Tensor", *beta1_tensor) : static_cast<T>(attrs.beta1);
+    const T beta2 = beta2_tensor ? scalar_of<T>(op, "Beta2Tensor", *beta2_tensor) : static_cast<T>(attrs.beta2);
+    const T epsilon =
+        epsilon_tensor ? scalar_of<T>(op, "EpsilonTensor", *epsilon_tensor) : static_cast<T>(attrs.epsilon);
     // Bias correction folded into the step size and epsilon, as Paddle does.
     const T lr = lr0 * (std::sqrt(T(1) - b2p) / (T(1) - b1p));
     const T eps = epsilon * std::sqrt(T(1) - b2p);

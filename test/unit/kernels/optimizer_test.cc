@@ -112,8 +112,21 @@ TEST_CASE("adam, one step", "[optimizer]") {
     want_p[i] = pv[i] + (-lr_t) * (want_m1[i] / (std::sqrt(want_m2[i]) + eps_t));
   }
 
+  SECTION("Beta1Tensor/Beta2Tensor/EpsilonTensor replace the attributes") {
+    Tensor b1t = f32(Shape{1}, {b1}), b2t = f32(Shape{1}, {b2}), epst = f32(Shape{1}, {eps});
+    kernels::AdamAttrs wrong;
+    wrong.beta1 = 0.5f, wrong.beta2 = 0.5f, wrong.epsilon = 0.5f;
+    kernels::adam(p, g, lrt, m1, m2, b1pt, b2pt, &b1t, &b2t, &epst, p, m1, m2, &b1pt, &b2pt, wrong);
+    for (int i = 0; i < 4; ++i) {
+      CHECK(p.data<float>()[i] == want_p[i]);
+      CHECK(m1.data<float>()[i] == want_m1[i]);
+      CHECK(m2.data<float>()[i] == want_m2[i]);
+    }
+    CHECK(b1pt.data<float>()[0] == b1p * b1);
+  }
+
   SECTION("all outputs written over their inputs, as Paddle programs do") {
-    kernels::adam(p, g, lrt, m1, m2, b1pt, b2pt, p, m1, m2, &b1pt, &b2pt, {});
+    kernels::adam(p, g, lrt, m1, m2, b1pt, b2pt, nullptr, nullptr, nullptr, p, m1, m2, &b1pt, &b2pt, {});
     for (int i = 0; i < 4; ++i) {
       CHECK(p.data<float>()[i] == want_p[i]);
       CHECK(m1.data<float>()[i] == want_m1[i]);
@@ -127,14 +140,14 @@ TEST_CASE("adam, one step", "[optimizer]") {
     Tensor po, m1o, m2o, b1o = f32(Shape{1}, {-1.0f}), b2o = f32(Shape{1}, {-1.0f});
     kernels::AdamAttrs a;
     a.use_global_beta_pow = true;
-    kernels::adam(p, g, lrt, m1, m2, b1pt, b2pt, po, m1o, m2o, &b1o, &b2o, a);
+    kernels::adam(p, g, lrt, m1, m2, b1pt, b2pt, nullptr, nullptr, nullptr, po, m1o, m2o, &b1o, &b2o, a);
     CHECK(b1o.data<float>()[0] == -1.0f);
     CHECK(b2o.data<float>()[0] == -1.0f);
     CHECK(po.data<float>()[1] == want_p[1]);
   }
   SECTION("beta power outputs are optional") {
     Tensor po, m1o, m2o;
-    kernels::adam(p, g, lrt, m1, m2, b1pt, b2pt, po, m1o, m2o, nullptr, nullptr, {});
+    kernels::adam(p, g, lrt, m1, m2, b1pt, b2pt, nullptr, nullptr, nullptr, po, m1o, m2o, nullptr, nullptr, {});
     CHECK(po.data<float>()[2] == want_p[2]);
     CHECK(b1pt.data<float>()[0] == b1p);
   }
@@ -143,7 +156,7 @@ TEST_CASE("adam, one step", "[optimizer]") {
            m2d = f64(Shape{1}, {0.0}), lrd = f64(Shape{1}, {0.1}), b1d = f64(Shape{1}, {0.9}),
            b2d = f64(Shape{1}, {0.999});
     kernels::AdamAttrs a;
-    kernels::adam(pd, gd, lrd, m1d, m2d, b1d, b2d, pd, m1d, m2d, &b1d, &b2d, a);
+    kernels::adam(pd, gd, lrd, m1d, m2d, b1d, b2d, nullptr, nullptr, nullptr, pd, m1d, m2d, &b1d, &b2d, a);
     const double b1f = static_cast<double>(a.beta1), b2f = static_cast<double>(a.beta2);
     const double lrd_t = 0.1 * (std::sqrt(1 - 0.999) / (1 - 0.9));
     const double mm1 = (1 - b1f) * 0.1, mm2 = (1 - b2f) * 0.1 * 0.1;
@@ -154,9 +167,9 @@ TEST_CASE("adam, one step", "[optimizer]") {
   SECTION("errors") {
     Tensor po, m1o, m2o;
     Tensor bad = f32(Shape{4}, {0, 0, 0, 0});
-    CHECK_THROWS_WITH(kernels::adam(p, g, lrt, bad, m2, b1pt, b2pt, po, m1o, m2o, nullptr, nullptr, {}),
+    CHECK_THROWS_WITH(kernels::adam(p, g, lrt, bad, m2, b1pt, b2pt, nullptr, nullptr, nullptr, po, m1o, m2o, nullptr, nullptr, {}),
                       Catch::Contains("Moment1"));
     Tensor b2 = f32(Shape{2}, {0.9f, 0.9f});
-    CHECK_THROWS_AS(kernels::adam(p, g, lrt, m1, m2, b2, b2pt, po, m1o, m2o, nullptr, nullptr, {}), rt::Error);
+    CHECK_THROWS_AS(kernels::adam(p, g, lrt, m1, m2, b2, b2pt, nullptr, nullptr, nullptr, po, m1o, m2o, nullptr, nullptr, {}), rt::Error);
   }
 }

@@ -153,7 +153,7 @@ TEST_CASE("kernels do not allocate in steady state", "[steady]") {
   m1.copy_from(x);
   m2.copy_from(x);
   CHECK(allocations_after_warmup([&] {
-          kernels::adam(p, x, lr, m1, m2, b1, b2, p, m1, m2, &b1, &b2, {});
+          kernels::adam(p, x, lr, m1, m2, b1, b2, nullptr, nullptr, nullptr, p, m1, m2, &b1, &b2, {});
           kernels::sgd(p, lr, x, p);
         }) == 0);
 }
