@@ -13,9 +13,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const DType kAllDTypes[] = {DType::kBool, DType::kInt16, DType::kInt32, DType::kInt64, DType::kFP16,
-                            DType::kFP32, DType::kFP64,  DType::kUInt8, DType::kInt8};
-
 /// A complete .npy file: version `major`.0 with header `dict` (taken as is,
 /// no padding added) followed by `data`.
 std::string npy_bytes(const std::string& dict, const std::string& data, int major = 1) {

@@ -14,9 +14,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const DType kAllDTypes[] = {DType::kBool, DType::kInt16, DType::kInt32, DType::kInt64, DType::kFP16,
-                            DType::kFP32, DType::kFP64,  DType::kUInt8, DType::kInt8};
-
 /// A record built from the layout, field by field, with `desc` as the
 /// TensorDesc bytes.
 std::string record(const std::string& desc, const std::string& data, uint32_t version = 0,

@@ -14,6 +14,10 @@
 
 namespace fluidc::rt::test {
 
+/// Every element type the runtime can store.
+inline constexpr DType kAllDTypes[] = {DType::kBool, DType::kInt16, DType::kInt32, DType::kInt64, DType::kFP16,
+                                       DType::kFP32, DType::kFP64,  DType::kUInt8, DType::kInt8};
+
 /// A fresh empty directory, removed with everything in it on destruction.
 class TempDir {
  public:
