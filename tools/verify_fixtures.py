@@ -81,7 +81,7 @@ def verify_inference(d, meta):
 def main():
     names = sys.argv[1:]
     ok = True
-    for mp in sorted(fl.FIXTURES.glob("*/meta.json")):
+    for mp in sorted(fl.FIXTURES.glob("**/meta.json")):
         d = mp.parent
         if names and d.name not in names:
             continue
