@@ -17,6 +17,14 @@ namespace fluidc {
 namespace {
 
 bool holds_tensor(const pb::VarDesc& v) { return v.type().type() == pb::VarType::LOD_TENSOR; }
+bool holds_array(const pb::VarDesc& v) { return v.type().type() == pb::VarType::LOD_TENSOR_ARRAY; }
+
+// Where a variable lives. Block 0 of the main and the startup program share
+// one namespace, as they share Paddle's global scope; a sub-block's own
+// variables are distinct from same-named ones elsewhere.
+std::string scope_key(const std::string& prefix, int block, const std::string& name) {
+  return block == 0 ? name : fmt::format("{}.{}/{}", prefix, block, name);
+}
 
 std::string float_literal(double v, bool single) {
   if (std::isnan(v)) return single ? "std::numeric_limits<float>::quiet_NaN()" : "std::numeric_limits<double>::quiet_NaN()";
@@ -77,8 +85,8 @@ class Emitter {
       : main_(main), startup_(startup), info_(info), opts_(opts) {}
 
   std::string run() {
-    collect_vars(main_);
-    if (startup_) collect_vars(*startup_);
+    collect_vars(main_, "main");
+    if (startup_) collect_vars(*startup_, "startup");
     assign_identifiers();
     std::string main_fns = emit_program(main_, "main");
     std::string startup_fns = startup_ ? emit_program(*startup_, "startup") : "";
@@ -91,20 +99,39 @@ class Emitter {
   }
 
  private:
-  void collect_vars(const Program& p) {
+  struct VarSlot {
+    std::string name;
+    int block;
+    const pb::VarDesc* desc;
+  };
+
+  void collect_vars(const Program& p, const std::string& prefix) {
     for (int b = 0; b < p.num_blocks(); ++b)
       for (const auto& v : p.block(b).vars())
-        if (holds_tensor(v)) vars_.emplace(v.name(), &v);  // main's VarDesc wins: it is collected first
+        if (holds_tensor(v) || holds_array(v))  // main's VarDesc wins: it is collected first
+          vars_.emplace(scope_key(prefix, b, v.name()), VarSlot{v.name(), b, &v});
   }
 
   void assign_identifiers() {
     std::set<std::string> used;
-    for (const auto& [name, desc] : vars_) {
-      std::string base = cpp_identifier(name), id = base;
+    for (const auto& [key, slot] : vars_) {
+      std::string base = cpp_identifier(slot.name);
+      if (slot.block != 0) base = fmt::format("v_{}{}_{}", key.rfind("startup", 0) == 0 ? "sb" : "b", slot.block,
+                                              base.substr(2));
+      std::string id = base;
       for (int n = 2; used.count(id); ++n) id = fmt::format("{}_{}", base, n);
       used.insert(id);
-      idents_[name] = id;
+      idents_[key] = id;
     }
+  }
+
+  // The identifier of `name` as seen from `block` of program `p`: resolved
+  // to its defining block at compile time, like Paddle's scope lookup.
+  const std::string* resolve(const Program& p, const std::string& prefix, int block, const std::string& name) {
+    int found = -1;
+    if (!p.find_var(block, name, &found)) return nullptr;
+    auto it = idents_.find(scope_key(prefix, found, name));
+    return it == idents_.end() ? nullptr : &it->second;
   }
 
   void emit_prologue(std::ostringstream& out) {
@@ -112,20 +139,22 @@ class Emitter {
                        main_.sha256());
     if (startup_) out << fmt::format("// startup program: {} (sha256 {})\n", opts_.startup_name, startup_->sha256());
     out << "// Regenerate with `fluidc emit`; edits here are lost.\n\n";
-    out << "#include <algorithm>\n#include <limits>\n\n#include \"runtime/model.h\"\n";
+    out << "#include <algorithm>\n#include <limits>\n\n#include \"runtime/model.h\"\n#include \"runtime/tensor_array.h\"\n";
     for (const auto& f : families_) out << fmt::format("#include \"kernels/{}.h\"\n", f);
     out << "\nnamespace {\n\nnamespace k = fluidc::kernels;\nusing fluidc::rt::OpSite;\nusing fluidc::rt::Tensor;\n"
-           "using fluidc::rt::g_current_op;\n\n";
+           "using fluidc::rt::TensorArray;\nusing fluidc::rt::g_current_op;\n\n";
   }
 
   void emit_variables(std::ostringstream& out) {
-    out << "// Program variables, one tensor per name: main and startup programs share\n"
-           "// them by name, as they share a scope in Paddle.\n";
-    for (const auto& [name, desc] : vars_) {
-      const auto* td = tensor_desc(*desc);
+    out << "// Program variables, one per name and scope: block 0 of the main and the\n"
+           "// startup program share them by name, as they share a scope in Paddle.\n";
+    for (const auto& [key, slot] : vars_) {
+      const auto* td = tensor_desc(*slot.desc);
       std::string type = td ? dtype_str(td->data_type()) + dims_str(td->dims()) : "?";
-      out << fmt::format("Tensor {};  // {}: {}{}\n", idents_.at(name), name, type,
-                         desc->persistable() ? ", persistable" : "");
+      out << fmt::format("{} {};  // {}: {}{}{}\n", holds_array(*slot.desc) ? "TensorArray" : "Tensor",
+                         idents_.at(key), slot.name, holds_array(*slot.desc) ? "array of " : "", type,
+                         slot.block ? fmt::format(", block {}", slot.block)
+                                    : slot.desc->persistable() ? ", persistable" : "");
     }
     out << "\n";
   }
@@ -167,7 +196,9 @@ class Emitter {
       attrs_ << "  return a;\n}();\n";
     }
     body << fmt::format("  g_current_op = &{};\n", site);
-    EmitCtx ctx(op, *def, idents_, attrs_ident, body);
+    EmitCtx ctx(
+        op, *def, [&](const std::string& name) { return resolve(p, prefix, b, name); },
+        [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs_ident, body);
     if (def->emit_cpu) {
       def->emit_cpu(ctx);
       return;
@@ -182,7 +213,7 @@ class Emitter {
     for (const auto& name : names) {
       auto it = vars_.find(name);
       if (it == vars_.end()) internal_error("binding a non-tensor variable " + name);
-      const auto* td = tensor_desc(*it->second);
+      const auto* td = tensor_desc(*it->second.desc);
       std::vector<int64_t> dims = td ? std::vector<int64_t>(td->dims().begin(), td->dims().end()) : std::vector<int64_t>{};
       const char* dt = td ? rt_dtype(td->data_type()) : "kFP32";
       if (!dt) dt = "kFP32";
@@ -227,7 +258,7 @@ class Emitter {
   const Program* startup_;
   const ProgramInfo& info_;
   const CpuEmitOptions& opts_;
-  std::map<std::string, const pb::VarDesc*> vars_;
+  std::map<std::string, VarSlot> vars_;  // by scope_key
   std::map<std::string, std::string> idents_;
   std::set<std::string> families_;
   std::set<std::string> dims_emitted_;
@@ -235,6 +266,12 @@ class Emitter {
 };
 
 }  // namespace
+
+const std::string& EmitCtx::var(const std::string& name) const {
+  const std::string* id = resolve_(name);
+  if (!id) internal_error(fmt::format("op {} uses {}, which holds no tensor in scope", op_.type(), name));
+  return *id;
+}
 
 void emit_kernel_call(EmitCtx& c) {
   std::vector<std::string> args;

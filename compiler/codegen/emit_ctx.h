@@ -1,6 +1,7 @@
 // compiler/codegen/emit_ctx.h - what an op's emit hook sees: its op, names of its tensors, the output stream.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -14,15 +15,22 @@ namespace fluidc {
 /// identifiers the generator chose for them (see var()).
 class EmitCtx {
  public:
-  EmitCtx(const pb::OpDesc& op, const ops::OpDef& def, const std::map<std::string, std::string>& idents,
+  using Resolver = std::function<const std::string*(const std::string&)>;  ///< nullptr: no tensor
+  using BlockNamer = std::function<std::string(int)>;
+
+  EmitCtx(const pb::OpDesc& op, const ops::OpDef& def, Resolver resolve, BlockNamer block_fn,
           std::string attrs_ident, std::ostringstream& body)
-      : op_(op), def_(def), idents_(idents), attrs_ident_(std::move(attrs_ident)), body_(body) {}
+      : op_(op), def_(def), resolve_(std::move(resolve)), block_fn_(std::move(block_fn)),
+        attrs_ident_(std::move(attrs_ident)), body_(body) {}
 
   const pb::OpDesc& op() const { return op_; }
   const ops::OpDef& def() const { return def_; }
-  /// C++ identifier of a program variable's tensor.
-  const std::string& var(const std::string& name) const { return idents_.at(name); }
-  bool has_var(const std::string& name) const { return idents_.count(name) != 0; }
+  /// C++ identifier of a program variable's tensor, resolved from the op's
+  /// block to the block that defines it.
+  const std::string& var(const std::string& name) const;
+  bool has_var(const std::string& name) const { return resolve_(name) != nullptr; }
+  /// Name of the generated function that runs block `b` of this program.
+  std::string block_fn(int b) const { return block_fn_(b); }
   /// Identifier of this op's hoisted kernel-attribute constant ("" if none).
   const std::string& attrs() const { return attrs_ident_; }
   /// Statements of the block function; write whole lines, indented 2.
@@ -31,7 +39,8 @@ class EmitCtx {
  private:
   const pb::OpDesc& op_;
   const ops::OpDef& def_;
-  const std::map<std::string, std::string>& idents_;
+  Resolver resolve_;
+  BlockNamer block_fn_;
   std::string attrs_ident_;
   std::ostringstream& body_;
 };

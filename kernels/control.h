@@ -1,0 +1,40 @@
+// kernels/control.h - what control flow needs at run time: conditions, increment, select, tensor arrays.
+#pragma once
+
+#include "runtime/tensor.h"
+#include "runtime/tensor_array.h"
+
+namespace fluidc::kernels {
+
+using fluidc::rt::Tensor;
+using fluidc::rt::TensorArray;
+
+/// The value of a one-element condition (bool, or nonzero of a number), as
+/// `while` and a scalar `conditional_block` test it. Throws when `cond` does
+/// not hold exactly one element.
+bool condition_holds(const Tensor& cond, const char* op);
+
+/// A non-scalar `conditional_block` runs when every Cond tensor holds at
+/// least one element (Paddle's rule for is_scalar_condition = false).
+bool all_nonempty(const Tensor* const* conds, int n);
+
+/// Attributes of `increment`.
+struct IncrementAttrs {
+  float step = 1.0f;
+};
+/// Out = X + step for a one-element X of any numeric dtype.
+void increment(const Tensor& x, Tensor& out, const IncrementAttrs& attrs);
+
+/// Out = X[Mask] : picks one of several tensors by an int32/int64 index.
+void select_input(const Tensor* const* xs, int n, const Tensor& mask, Tensor& out);
+/// Out[Mask] = X : routes one tensor to one of several outputs.
+void select_output(const Tensor& x, const Tensor& mask, Tensor* const* outs, int n);
+
+/// Out[I] = X, growing the array as needed (I is a one-element integer).
+void write_to_array(const Tensor& x, const Tensor& i, TensorArray& out);
+/// Out = X[I]; an index past the end is an error.
+void read_from_array(const TensorArray& x, const Tensor& i, Tensor& out);
+/// Out = [len(X)] as int64 with shape [1].
+void array_length(const TensorArray& x, Tensor& out);
+
+}  // namespace fluidc::kernels

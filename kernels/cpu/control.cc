@@ -1,0 +1,94 @@
+// kernels/cpu/control.cc - run-time pieces of control flow: conditions, increment, select, tensor arrays.
+#include "kernels/control.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "kernels/cpu/kernel_util.h"
+
+namespace fluidc::kernels {
+namespace {
+
+using namespace detail;
+
+// The integer in a one-element int32/int64 (or bool) tensor: an array index
+// or a select mask.
+int64_t index_value(const char* op, const char* role, const Tensor& t) {
+  require_init(op, role, t);
+  if (t.numel() != 1) rt::fail(fmt::format("{}: {} must hold one element, got shape {}", op, role, t.shape().str()));
+  switch (t.dtype()) {
+    case DType::kInt32: return t.data<int32_t>()[0];
+    case DType::kInt64: return t.data<int64_t>()[0];
+    case DType::kBool: return t.data<bool>()[0];
+    default: rt::fail(fmt::format("{}: {} must be an integer, got {}", op, role, rt::dtype_name(t.dtype())));
+  }
+}
+
+}  // namespace
+
+bool condition_holds(const Tensor& cond, const char* op) {
+  require_init(op, "Cond", cond);
+  if (cond.numel() != 1)
+    rt::fail(fmt::format("{}: the condition must hold one element, got shape {}", op, cond.shape().str()));
+  bool v = false;
+  visit_all(op, "Cond", cond.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    v = cond.data<T>()[0] != T(0);
+  });
+  return v;
+}
+
+bool all_nonempty(const Tensor* const* conds, int n) {
+  for (int i = 0; i < n; ++i)
+    if (!conds[i]->initialized() || conds[i]->numel() == 0) return false;
+  return true;
+}
+
+void increment(const Tensor& x, Tensor& out, const IncrementAttrs& attrs) {
+  require_init("increment", "X", x);
+  if (x.numel() != 1) rt::fail(fmt::format("increment: X must hold one element, got shape {}", x.shape().str()));
+  visit_numeric("increment", "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T v = x.data<T>()[0] + static_cast<T>(attrs.step);
+    out.resize(x.shape(), x.dtype());
+    out.data<T>()[0] = v;
+  });
+}
+
+void select_input(const Tensor* const* xs, int n, const Tensor& mask, Tensor& out) {
+  const int64_t k = index_value("select_input", "Mask", mask);
+  if (k < 0 || k >= n) rt::fail(fmt::format("select_input: Mask {} is out of range for {} inputs", k, n));
+  require_init("select_input", "X", *xs[k]);
+  if (xs[k] != &out) out.copy_from(*xs[k]);
+}
+
+void select_output(const Tensor& x, const Tensor& mask, Tensor* const* outs, int n) {
+  const int64_t k = index_value("select_output", "Mask", mask);
+  if (k < 0 || k >= n) rt::fail(fmt::format("select_output: Mask {} is out of range for {} outputs", k, n));
+  require_init("select_output", "X", x);
+  if (outs[k] != &x) outs[k]->copy_from(x);
+}
+
+void write_to_array(const Tensor& x, const Tensor& i, TensorArray& out) {
+  const int64_t k = index_value("write_to_array", "I", i);
+  if (k < 0) rt::fail(fmt::format("write_to_array: negative index {}", k));
+  require_init("write_to_array", "X", x);
+  if (static_cast<size_t>(k) >= out.size()) out.resize(static_cast<size_t>(k) + 1);
+  out[k].copy_from(x);
+}
+
+void read_from_array(const TensorArray& x, const Tensor& i, Tensor& out) {
+  const int64_t k = index_value("read_from_array", "I", i);
+  if (k < 0 || static_cast<size_t>(k) >= x.size())
+    rt::fail(fmt::format("read_from_array: index {} is out of range for an array of {} tensors", k, x.size()));
+  if (!x[k].initialized()) rt::fail(fmt::format("read_from_array: element {} was never written", k));
+  out.copy_from(x[k]);
+}
+
+void array_length(const TensorArray& x, Tensor& out) {
+  out.resize(Shape{1}, DType::kInt64);
+  out.data<int64_t>()[0] = static_cast<int64_t>(x.size());
+}
+
+}  // namespace fluidc::kernels
