@@ -27,6 +27,7 @@ SCRIPTS = [
     "fixtures_ops_mix.py",      # mlp_ops_mix
     "fixtures_legacy_ops.py",   # legacy_ops
     "fixtures_variants.py",     # variants/* (other widths, depths, losses, optimizer settings)
+    "fixtures_control_flow.py", # control_flow/*: cond / while / switch_case / tensor arrays (multi-block)
     "make_examples.py",         # examples/fit_a_line, examples/mlp_classifier
 ]
 
