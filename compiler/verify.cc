@@ -76,13 +76,10 @@ void verify_slots(const Program& prog, int b, int i, const ops::OpDef& def, bool
                                 v.parameter(), b));
         continue;
       }
-      // Feed and fetch ops touch Paddle's FEED_MINIBATCH / FETCH_LIST holders;
-      // every other slot of a supported op holds a dense tensor.
-      bool holder_slot = (def.has(ops::kFeed) && inputs) || (def.has(ops::kFetch) && !inputs);
-      if (!holder_slot && var->type().type() != pb::VarType::LOD_TENSOR)
-        diags.error(prog.loc(b, i, name), fmt::format("{} {} is a {}, but {} takes a dense tensor there", kind,
+      if (slot->holds != pb::VarType::RAW && var->type().type() != slot->holds)
+        diags.error(prog.loc(b, i, name), fmt::format("{} {} is a {}, but {} takes a {} there", kind,
                                                       v.parameter(), pb::VarType::Type_Name(var->type().type()),
-                                                      def.type));
+                                                      def.type, pb::VarType::Type_Name(slot->holds)));
     }
   }
   for (const auto& slot : defs) {

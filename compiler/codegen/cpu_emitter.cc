@@ -161,6 +161,11 @@ class Emitter {
 
   std::string emit_program(const Program& p, const std::string& prefix) {
     std::ostringstream fns;
+    // Blocks call their sub-blocks' functions: declare them all first.
+    if (p.num_blocks() > 1) {
+      for (int b = 0; b < p.num_blocks(); ++b) fns << fmt::format("void {}_block{}();\n", prefix, b);
+      fns << "\n";
+    }
     for (int b = p.num_blocks() - 1; b >= 0; --b) {
       std::ostringstream body;
       const auto& block = p.block(b);

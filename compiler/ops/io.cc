@@ -8,14 +8,14 @@ namespace fluidc::ops {
 void add_io_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "feed",
                .family = "",
-               .inputs = {{"X"}},
+               .inputs = {{"X", false, false, pb::VarType::FEED_MINIBATCH}},
                .outputs = {{"Out"}},
                .attrs = {{"col", pb::INT, true, false}},
                .traits = kFeed | kSideEffect});
   t.push_back({.type = "fetch",
                .family = "",
                .inputs = {{"X"}},
-               .outputs = {{"Out"}},
+               .outputs = {{"Out", false, false, pb::VarType::FETCH_LIST}},
                .attrs = {{"col", pb::INT, true, false}},
                .traits = kFetch | kSideEffect});
 }

@@ -19,6 +19,10 @@ struct SlotDef {
   std::string name;
   bool optional = false;    ///< may be absent; the kernel takes a pointer
   bool duplicable = false;  ///< takes a list of variables (e.g. sum's X)
+  /// What the variables hold: a dense tensor (LOD_TENSOR), a tensor array,
+  /// Paddle's step scopes, or the feed/fetch holders; RAW accepts any kind
+  /// (the variable lists of conditional_block and while).
+  pb::VarType::Type holds = pb::VarType::LOD_TENSOR;
 };
 
 /// An attribute the op understands. Attributes not listed are kept in the
