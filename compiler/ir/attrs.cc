@@ -42,6 +42,7 @@ int64_t attr_int(const pb::OpDesc& op, const std::string& name, int64_t fallback
   switch (a->type()) {
     case pb::LONG: return a->l();
     case pb::BOOLEAN: return a->b();
+    case pb::BLOCK: return a->block_idx();
     case pb::FLOAT: return static_cast<int64_t>(a->f());
     default: return a->i();
   }

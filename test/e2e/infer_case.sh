@@ -1,15 +1,34 @@
 #!/usr/bin/env bash
-# test/e2e/infer_case.sh - builds a fixture's inference program with fluidc (params embedded), runs it on
-# one input and compares the fetched output with Paddle's.
-# usage: infer_case.sh FLUIDC NPY_COMPARE FIXTURE_DIR WORK_DIR INPUT EXPECTED FEED_NAME FETCH_NAME
+# test/e2e/infer_case.sh - builds a fixture's inference program with fluidc (its params embedded when it
+# has any), runs it on every input set the fixture holds and compares the fetched output with Paddle's.
+# Inputs follow the fixtures' naming: expected_<case>.npy is Paddle's output for the feeds <feed>_<case>.npy.
+# usage: infer_case.sh FLUIDC NPY_COMPARE FIXTURE_DIR WORK_DIR
 set -euo pipefail
-fluidc=$1 compare=$2 fixture=$3 work=$4 input=$5 expected=$6 feed=$7 fetch=$8
+fluidc=$1 compare=$2 fixture=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
-"$fluidc" build "$fixture/model.pdmodel" --params "$fixture/model.pdiparams" -o "$work/model"
-"$work/model" --feed "$feed=$fixture/$input" --fetch-dir "$work/out"
-# The issue's bound, 1e-5 relative. atol 1e-7 (about one float32 ulp at 1.0): softmax probabilities near
-# zero carry absolute, not relative, rounding error from the exp of a large negative logit.
-"$compare" "$work/out/${fetch//\//_}.npy" "$fixture/$expected" --rtol 1e-5 --atol 1e-7
-# The same binary also runs with the parameters given at run time.
-"$work/model" --params "$fixture/model.pdiparams" --feed "$feed=$fixture/$input" --fetch-dir "$work/out2" > /dev/null
-"$compare" "$work/out2/${fetch//\//_}.npy" "$fixture/$expected" --rtol 1e-5 --atol 1e-7
+params=()
+[ -f "$fixture/model.pdiparams" ] && params=(--params "$fixture/model.pdiparams")
+"$fluidc" build "$fixture/model.pdmodel" "${params[@]}" -o "$work/model"
+cases=0
+for expected in "$fixture"/expected_*.npy; do
+  case=$(basename "$expected" .npy)
+  case=${case#expected_}
+  feeds=()
+  for f in "$fixture"/*_"$case".npy; do
+    [ "$f" = "$expected" ] && continue
+    name=$(basename "$f" .npy)
+    feeds+=(--feed "${name%_"$case"}=$f")
+  done
+  out=$work/out_$case
+  "$work/model" "${feeds[@]}" --fetch-dir "$out"
+  # The issue's bound, 1e-5 relative. atol 1e-7 (about one float32 ulp at 1.0): softmax probabilities
+  # near zero carry absolute, not relative, rounding error from the exp of a large negative logit.
+  "$compare" "$out"/*.npy "$expected" --rtol 1e-5 --atol 1e-7
+  if [ ${#params[@]} -gt 0 ]; then  # the same binary with the parameters given at run time
+    "$work/model" "${params[@]}" "${feeds[@]}" --fetch-dir "$out.runtime_params" > /dev/null
+    "$compare" "$out.runtime_params"/*.npy "$expected" --rtol 1e-5 --atol 1e-7
+  fi
+  cases=$((cases + 1))
+done
+[ "$cases" -gt 0 ] || { echo "no expected_*.npy in $fixture"; exit 1; }
+echo "$cases input sets match Paddle"
