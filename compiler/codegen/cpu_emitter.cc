@@ -285,9 +285,16 @@ void emit_kernel_call(EmitCtx& c) {
     for (const auto& s : slots) {
       auto names = inputs ? op_inputs(c.op(), s.name) : op_outputs(c.op(), s.name);
       if (s.duplicable) {
+        // Output positions matter (X@GRAD[i] belongs to X[i]): an empty entry is nullptr.
+        std::vector<std::string> raw;
+        for (const auto& v : inputs ? c.op().inputs() : c.op().outputs())
+          if (v.parameter() == s.name) raw.assign(v.arguments().begin(), v.arguments().end());
         std::string arr = fmt::format("{}_{}", inputs ? "in" : "out", cpp_identifier(s.name).substr(2));
         std::vector<std::string> ptrs;
-        for (const auto& n : names) ptrs.push_back("&" + c.var(n));
+        // Inputs keep only real variables (kernels take what is there).
+        if (inputs) raw = names;
+        for (const auto& n : raw) ptrs.push_back(is_empty_var_name(n) ? "nullptr" : "&" + c.var(n));
+        names = raw;
         pre += fmt::format("    {}Tensor* const {}[] = {{{}}};\n", inputs ? "const " : "", arr, fmt::join(ptrs, ", "));
         args.push_back(arr);
         args.push_back(std::to_string(names.size()));

@@ -70,6 +70,18 @@ void emit_conditional_block(EmitCtx& c) {
                           fmt::join(ptrs, ", "), conds.size(), fn);
 }
 
+// X_W carries nothing the kernel needs.
+void emit_read_from_array(EmitCtx& c) {
+  c.body() << fmt::format("  k::read_from_array({}, {}, {});\n", c.var(op_inputs(c.op(), "X").at(0)),
+                          c.var(op_inputs(c.op(), "I").at(0)), c.var(op_outputs(c.op(), "Out").at(0)));
+}
+
+// Both spellings call the one kernel.
+void emit_array_length(EmitCtx& c) {
+  c.body() << fmt::format("  k::array_length({}, {});\n", c.var(op_inputs(c.op(), "X").at(0)),
+                          c.var(op_outputs(c.op(), "Out").at(0)));
+}
+
 void emit_while(EmitCtx& c) {
   const std::string fn = c.block_fn(static_cast<int>(attr_int(c.op(), "sub_block", -1)));
   c.body() << fmt::format("  while (k::condition_holds({}, \"while\")) {}();\n",
@@ -97,10 +109,14 @@ void add_control_flow_ops(std::vector<OpDef>& t) {
                .outputs = {{"Out", false, true}}, .infer_shape = infer_select_output});
   t.push_back({.type = "write_to_array", .family = "control", .inputs = {{"X"}, {"I"}},
                .outputs = {{"Out", false, false, kArray}}, .infer_shape = infer_like_x});
-  t.push_back({.type = "read_from_array", .family = "control", .inputs = {{"X", false, false, kArray}, {"I"}},
-               .outputs = {{"Out"}}, .infer_shape = infer_like_x});
-  t.push_back({.type = "array_length", .family = "control", .inputs = {{"X", false, false, kArray}},
-               .outputs = {{"Out"}}, .infer_shape = infer_array_length});
+  // X_W is an unused slot Paddle declares (always empty in 2.6 programs).
+  t.push_back({.type = "read_from_array", .family = "control",
+               .inputs = {{"X", false, false, kArray}, {"I"}, {"X_W", true, false, kAny}},
+               .outputs = {{"Out"}}, .infer_shape = infer_like_x, .emit_cpu = emit_read_from_array});
+  // Paddle 2.6 writes lod_array_length; array_length is the newer name.
+  for (const char* name : {"array_length", "lod_array_length"})
+    t.push_back({.type = name, .family = "control", .inputs = {{"X", false, false, kArray}},
+                 .outputs = {{"Out"}}, .infer_shape = infer_array_length, .emit_cpu = emit_array_length});
   t.push_back({.type = "conditional_block",
                .family = "control",
                .inputs = {{"Cond", false, true}, {"Input", true, true, kAny}},

@@ -1,0 +1,267 @@
+// kernels/cpu/tensor_manip.cc - reshape2, slice, concat and grads as strided byte copies (any dtype).
+#include "kernels/tensor_manip.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/cpu/kernel_util.h"
+
+namespace fluidc::kernels {
+namespace {
+
+using namespace detail;
+
+// The window a slice keeps: per input dim, its first index and its length.
+struct Window {
+  int64_t begin[Shape::kMaxRank];
+  Shape size;
+};
+
+// The run-time bound tensors of one slice op (all optional).
+struct SliceBounds {
+  const Tensor* starts_tensor;
+  const Tensor* ends_tensor;
+  const Tensor* const* starts_list;
+  int num_starts;
+  const Tensor* const* ends_list;
+  int num_ends;
+};
+
+// One integer bound from a 1-element (list) or k-th element (tensor) int tensor.
+int64_t bound_at(const Tensor& t, int64_t k, const char* role) {
+  require_init("slice", role, t);
+  if (k >= t.numel()) rt::fail(fmt::format("slice: {} has {} values, needs {}", role, t.numel(), k + 1));
+  switch (t.dtype()) {
+    case DType::kInt32: return t.data<int32_t>()[k];
+    case DType::kInt64: return t.data<int64_t>()[k];
+    default: rt::fail(fmt::format("slice: {} must be int32 or int64, got {}", role, rt::dtype_name(t.dtype())));
+  }
+}
+
+// The bounds in effect: run-time tensors where the program gives them.
+std::vector<int64_t> bounds(const std::vector<int>& attr, const Tensor* tensor, const Tensor* const* list, int n,
+                            const char* tensor_role, const char* list_role) {
+  std::vector<int64_t> out(attr.begin(), attr.end());
+  if (tensor) {
+    for (size_t k = 0; k < out.size(); ++k) out[k] = bound_at(*tensor, static_cast<int64_t>(k), tensor_role);
+  } else if (n > 0) {
+    if (static_cast<size_t>(n) != out.size())
+      rt::fail(fmt::format("slice: {} has {} tensors for {} axes", list_role, n, out.size()));
+    for (int k = 0; k < n; ++k) out[k] = bound_at(*list[k], 0, list_role);
+  }
+  return out;
+}
+
+Window slice_window(const Shape& in, const SliceAttrs& a, const SliceBounds& b) {
+  if (a.starts.size() != a.axes.size() || a.ends.size() != a.axes.size())
+    rt::fail(fmt::format("slice: axes, starts and ends differ in length ({}, {}, {})", a.axes.size(),
+                         a.starts.size(), a.ends.size()));
+  const std::vector<int64_t> starts =
+      bounds(a.starts, b.starts_tensor, b.starts_list, b.num_starts, "StartsTensor", "StartsTensorList");
+  const std::vector<int64_t> ends = bounds(a.ends, b.ends_tensor, b.ends_list, b.num_ends, "EndsTensor", "EndsTensorList");
+  Window w;
+  w.size = in;
+  for (int i = 0; i < in.rank; ++i) w.begin[i] = 0;
+  for (size_t k = 0; k < a.axes.size(); ++k) {
+    const int axis = canonical_axis("slice", "axes", a.axes[k], in.rank);
+    const int64_t dim = in.d[axis];
+    auto clamp = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + dim : v, 0, dim); };
+    const int64_t first = clamp(starts[k]), last = clamp(ends[k]);
+    w.begin[axis] = first;
+    w.size.d[axis] = std::max<int64_t>(0, last - first);
+  }
+  return w;
+}
+
+// Copies between a dense tensor of shape `win.size` and the window of a
+// larger tensor of shape `full`; to_window selects the direction.
+void copy_window(char* full_data, const Shape& full, const Window& win, char* dense, size_t elem, bool to_window) {
+  const int r = full.rank;
+  if (win.size.numel() == 0) return;
+  if (r == 0) {
+    to_window ? std::memcpy(full_data, dense, elem) : std::memcpy(dense, full_data, elem);
+    return;
+  }
+  int64_t stride[Shape::kMaxRank];
+  stride[r - 1] = 1;
+  for (int i = r - 2; i >= 0; --i) stride[i] = stride[i + 1] * full.d[i + 1];
+  const int64_t run = win.size.d[r - 1];
+  int64_t idx[Shape::kMaxRank] = {};
+  for (int64_t done = 0, total = win.size.numel(); done < total; done += run) {
+    int64_t off = 0;
+    for (int i = 0; i < r; ++i) off += (win.begin[i] + idx[i]) * stride[i];
+    char* f = full_data + off * elem;
+    char* d = dense + done * elem;
+    to_window ? std::memcpy(f, d, run * elem) : std::memcpy(d, f, run * elem);
+    for (int i = r - 2; i >= 0; --i) {
+      if (++idx[i] < win.size.d[i]) break;
+      idx[i] = 0;
+    }
+  }
+}
+
+Shape decreased(const Shape& s, const std::vector<int>& decrease_axis) {
+  if (decrease_axis.empty()) return s;
+  Shape out;
+  for (int i = 0; i < s.rank; ++i) {
+    bool drop = std::find(decrease_axis.begin(), decrease_axis.end(), i) != decrease_axis.end();
+    if (drop && s.d[i] != 1)
+      rt::fail(fmt::format("slice: decrease_axis {} has size {}, not 1", i, s.d[i]));
+    if (!drop) out.d[out.rank++] = s.d[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+void reshape2(const Tensor& x, Tensor& out, Tensor* x_shape, const Reshape2Attrs& a) {
+  require_init("reshape2", "X", x);
+  Shape s;
+  int infer = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < a.shape.size(); ++i) {
+    int64_t d = a.shape[i];
+    if (d == 0) {
+      if (static_cast<int>(i) >= x.rank()) rt::fail(fmt::format("reshape2: shape[{}] = 0 but X is {}", i, x.shape().str()));
+      d = x.dim(static_cast<int>(i));
+    }
+    if (d == -1) {
+      if (infer >= 0) rt::fail("reshape2: more than one -1 in shape");
+      infer = static_cast<int>(i);
+    } else if (d < 0) {
+      rt::fail(fmt::format("reshape2: invalid dim {} in shape", d));
+    } else {
+      known *= d;
+    }
+    if (s.rank == Shape::kMaxRank) rt::fail("reshape2: shape has more than 9 dims");
+    s.d[s.rank++] = d;
+  }
+  if (infer >= 0) {
+    if (known == 0 || x.numel() % known) rt::fail(fmt::format("reshape2: cannot reshape X {} to {}", x.shape().str(), s.str()));
+    s.d[infer] = x.numel() / known;
+  }
+  if (s.numel() != x.numel())
+    rt::fail(fmt::format("reshape2: X {} has {} elements but shape {} has {}", x.shape().str(), x.numel(), s.str(),
+                         s.numel()));
+  if (x_shape) {
+    Shape xs;
+    xs.rank = x.rank() + 1;
+    xs.d[0] = 0;
+    for (int i = 0; i < x.rank(); ++i) xs.d[i + 1] = x.dim(i);
+    x_shape->resize(xs, x.dtype());
+  }
+  if (&out != &x) {
+    out.resize(s, x.dtype());
+    std::memcpy(out.raw(), x.raw(), x.nbytes());
+  } else {
+    out.resize(s, x.dtype());  // same byte count: the data stays
+  }
+}
+
+void reshape2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_grad) {
+  if (!x_grad) return;
+  require_init("reshape2_grad", "Out@GRAD", out_grad);
+  if (x_shape.rank() < 1) rt::fail("reshape2_grad: XShape must have rank >= 1");
+  Shape s;
+  s.rank = x_shape.rank() - 1;
+  for (int i = 0; i < s.rank; ++i) s.d[i] = x_shape.dim(i + 1);
+  if (s.numel() != out_grad.numel())
+    rt::fail(fmt::format("reshape2_grad: Out@GRAD {} does not fit X {}", out_grad.shape().str(), s.str()));
+  if (x_grad != &out_grad) {
+    x_grad->resize(s, out_grad.dtype());
+    std::memcpy(x_grad->raw(), out_grad.raw(), out_grad.nbytes());
+  } else {
+    x_grad->resize(s, out_grad.dtype());
+  }
+}
+
+void slice(const Tensor& input, const Tensor* starts_tensor, const Tensor* ends_tensor,
+           const Tensor* const* starts_list, int num_starts, const Tensor* const* ends_list, int num_ends,
+           Tensor& out, const SliceAttrs& a) {
+  require_init("slice", "Input", input);
+  Window w = slice_window(input.shape(), a,
+                          {starts_tensor, ends_tensor, starts_list, num_starts, ends_list, num_ends});
+  OutBuf buf(&out, Slot::kOut0, &out == &input);
+  Tensor& o = buf.get();
+  o.resize(w.size, input.dtype());
+  copy_window(const_cast<char*>(static_cast<const char*>(input.raw())), input.shape(), w, static_cast<char*>(o.raw()),
+              rt::dtype_size(input.dtype()), false);
+  o.resize(decreased(w.size, a.decrease_axis));
+  buf.finish();
+}
+
+void slice_grad(const Tensor& input, const Tensor* starts_tensor, const Tensor* ends_tensor,
+                const Tensor* const* starts_list, int num_starts, const Tensor* const* ends_list, int num_ends,
+                const Tensor& out_grad, Tensor* input_grad, const SliceAttrs& a) {
+  if (!input_grad) return;
+  require_init("slice_grad", "Out@GRAD", out_grad);
+  Window w = slice_window(input.shape(), a,
+                          {starts_tensor, ends_tensor, starts_list, num_starts, ends_list, num_ends});
+  if (w.size.numel() != out_grad.numel())
+    rt::fail(fmt::format("slice_grad: Out@GRAD {} does not match the slice {}", out_grad.shape().str(), w.size.str()));
+  OutBuf buf(input_grad, Slot::kOut0, input_grad == &out_grad);
+  Tensor& g = buf.get();
+  g.resize(input.shape(), out_grad.dtype());
+  g.zero();
+  copy_window(static_cast<char*>(g.raw()), input.shape(), w,
+              const_cast<char*>(static_cast<const char*>(out_grad.raw())), rt::dtype_size(out_grad.dtype()), true);
+  buf.finish();
+}
+
+void concat(const Tensor* const* xs, int n, Tensor& out, const ConcatAttrs& a) {
+  if (n < 1) rt::fail("concat: needs at least one input");
+  require_init("concat", "X", *xs[0]);
+  const Shape& first = xs[0]->shape();
+  const int axis = canonical_axis("concat", "axis", a.axis, first.rank);
+  Shape s = first;
+  s.d[axis] = 0;
+  for (int i = 0; i < n; ++i) {
+    require_init("concat", "X", *xs[i]);
+    const Shape& si = xs[i]->shape();
+    bool ok = si.rank == first.rank && xs[i]->dtype() == xs[0]->dtype();
+    for (int d = 0; ok && d < si.rank; ++d) ok = d == axis || si.d[d] == first.d[d];
+    if (!ok)
+      rt::fail(fmt::format("concat: X #{} is {}{} but X #0 is {}{} (axis {})", i, rt::dtype_name(xs[i]->dtype()),
+                           si.str(), rt::dtype_name(xs[0]->dtype()), first.str(), axis));
+    s.d[axis] += si.d[axis];
+  }
+  bool aliased = false;
+  for (int i = 0; i < n; ++i) aliased |= xs[i] == &out;
+  OutBuf buf(&out, Slot::kOut0, aliased);
+  Tensor& o = buf.get();
+  o.resize(s, xs[0]->dtype());
+  Window w;
+  w.size = s;
+  for (int i = 0; i < s.rank; ++i) w.begin[i] = 0;
+  for (int i = 0; i < n; ++i) {
+    w.size.d[axis] = xs[i]->dim(axis);
+    copy_window(static_cast<char*>(o.raw()), s, w, const_cast<char*>(static_cast<const char*>(xs[i]->raw())),
+                rt::dtype_size(o.dtype()), true);
+    w.begin[axis] += xs[i]->dim(axis);
+  }
+  buf.finish();
+}
+
+void concat_grad(const Tensor* const* xs, int n, const Tensor& out_grad, Tensor* const* x_grads, int m,
+                 const ConcatAttrs& a) {
+  if (m != n) rt::fail(fmt::format("concat_grad: {} inputs but {} gradient slots", n, m));
+  require_init("concat_grad", "Out@GRAD", out_grad);
+  const Shape& full = out_grad.shape();
+  const int axis = canonical_axis("concat_grad", "axis", a.axis, full.rank);
+  Window w;
+  w.size = full;
+  for (int i = 0; i < full.rank; ++i) w.begin[i] = 0;
+  for (int i = 0; i < n; ++i) {
+    w.size.d[axis] = xs[i]->dim(axis);
+    if (x_grads[i]) {
+      x_grads[i]->resize(w.size, out_grad.dtype());
+      copy_window(const_cast<char*>(static_cast<const char*>(out_grad.raw())), full, w,
+                  static_cast<char*>(x_grads[i]->raw()), rt::dtype_size(out_grad.dtype()), false);
+    }
+    w.begin[axis] += xs[i]->dim(axis);
+  }
+}
+
+}  // namespace fluidc::kernels

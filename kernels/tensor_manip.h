@@ -1,0 +1,55 @@
+// kernels/tensor_manip.h - reshape2, slice and concat with their grads: moving data without arithmetic.
+#pragma once
+
+#include <vector>
+
+#include "runtime/tensor.h"
+
+namespace fluidc::kernels {
+
+using fluidc::rt::Tensor;
+
+/// Attributes of `reshape2`: the target shape; 0 copies the input's dim at
+/// that position, one -1 is inferred from the element count.
+struct Reshape2Attrs {
+  std::vector<int> shape;
+};
+/// Out = X with a new shape; XShape (when given) records X's dims as
+/// [0, X dims...] holding no data, as Paddle does, for reshape2_grad.
+void reshape2(const Tensor& x, Tensor& out, Tensor* x_shape, const Reshape2Attrs& attrs);
+/// X@GRAD = Out@GRAD reshaped to the dims recorded in XShape.
+void reshape2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_grad);
+
+/// Attributes of `slice` (Paddle's names): for each axis in `axes` keep
+/// [starts[i], ends[i]) — negative values count from the end, values past
+/// the end are clamped — then drop the size-1 axes listed in decrease_axis.
+struct SliceAttrs {
+  std::vector<int> axes;
+  std::vector<int> starts;
+  std::vector<int> ends;
+  std::vector<int> infer_flags;
+  std::vector<int> decrease_axis;
+};
+/// Run-time bounds, when the program computes them, replace the attributes:
+/// StartsTensor/EndsTensor (an int tensor with one entry per axis) or
+/// StartsTensorList/EndsTensorList (one 1-element int tensor per axis).
+void slice(const Tensor& input, const Tensor* starts_tensor, const Tensor* ends_tensor,
+           const Tensor* const* starts_list, int num_starts, const Tensor* const* ends_list, int num_ends,
+           Tensor& out, const SliceAttrs& attrs);
+/// Input@GRAD = zeros like Input with Out@GRAD written into the sliced region.
+void slice_grad(const Tensor& input, const Tensor* starts_tensor, const Tensor* ends_tensor,
+                const Tensor* const* starts_list, int num_starts, const Tensor* const* ends_list, int num_ends,
+                const Tensor& out_grad, Tensor* input_grad, const SliceAttrs& attrs);
+
+/// Attributes of `concat`.
+struct ConcatAttrs {
+  int axis = 0;
+};
+/// Out = the X tensors joined along `axis` (negative counts from the end).
+void concat(const Tensor* const* xs, int n, Tensor& out, const ConcatAttrs& attrs);
+/// X@GRAD[i] = the slice of Out@GRAD that X[i] contributed; nullptr entries
+/// are gradients nobody needs.
+void concat_grad(const Tensor* const* xs, int n, const Tensor& out_grad, Tensor* const* x_grads, int m,
+                 const ConcatAttrs& attrs);
+
+}  // namespace fluidc::kernels
