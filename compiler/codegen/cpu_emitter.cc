@@ -139,7 +139,7 @@ class Emitter {
                        main_.sha256());
     if (startup_) out << fmt::format("// startup program: {} (sha256 {})\n", opts_.startup_name, startup_->sha256());
     out << "// Regenerate with `fluidc emit`; edits here are lost.\n\n";
-    out << "#include <algorithm>\n#include <limits>\n\n#include \"runtime/model.h\"\n#include \"runtime/tensor_array.h\"\n";
+    out << "#include <algorithm>\n#include <array>\n#include <limits>\n#include <vector>\n\n#include \"runtime/model.h\"\n#include \"runtime/step_stack.h\"\n#include \"runtime/tensor_array.h\"\n";
     for (const auto& f : families_) out << fmt::format("#include \"kernels/{}.h\"\n", f);
     out << "\nnamespace {\n\nnamespace k = fluidc::kernels;\nusing fluidc::rt::OpSite;\nusing fluidc::rt::Tensor;\n"
            "using fluidc::rt::TensorArray;\nusing fluidc::rt::g_current_op;\n\n";
@@ -202,8 +202,8 @@ class Emitter {
     }
     body << fmt::format("  g_current_op = &{};\n", site);
     EmitCtx ctx(
-        op, *def, [&](const std::string& name) { return resolve(p, prefix, b, name); },
-        [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs_ident, body);
+        p, b, op, *def, [&](int blk, const std::string& name) { return resolve(p, prefix, blk, name); },
+        [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs_ident, body, attrs_);
     if (def->emit_cpu) {
       def->emit_cpu(ctx);
       return;
@@ -272,8 +272,8 @@ class Emitter {
 
 }  // namespace
 
-const std::string& EmitCtx::var(const std::string& name) const {
-  const std::string* id = resolve_(name);
+const std::string& EmitCtx::var_in(int block, const std::string& name) const {
+  const std::string* id = resolve_(block, name);
   if (!id) internal_error(fmt::format("op {} uses {}, which holds no tensor in scope", op_.type(), name));
   return *id;
 }

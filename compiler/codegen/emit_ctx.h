@@ -15,34 +15,47 @@ namespace fluidc {
 /// identifiers the generator chose for them (see var()).
 class EmitCtx {
  public:
-  using Resolver = std::function<const std::string*(const std::string&)>;  ///< nullptr: no tensor
+  using Resolver = std::function<const std::string*(int, const std::string&)>;  ///< (block, name); nullptr: no tensor
   using BlockNamer = std::function<std::string(int)>;
 
-  EmitCtx(const pb::OpDesc& op, const ops::OpDef& def, Resolver resolve, BlockNamer block_fn,
-          std::string attrs_ident, std::ostringstream& body)
-      : op_(op), def_(def), resolve_(std::move(resolve)), block_fn_(std::move(block_fn)),
-        attrs_ident_(std::move(attrs_ident)), body_(body) {}
+  EmitCtx(const Program& prog, int block, const pb::OpDesc& op, const ops::OpDef& def, Resolver resolve,
+          BlockNamer block_fn, std::string attrs_ident, std::ostringstream& body, std::ostringstream& globals)
+      : prog_(prog), block_(block), op_(op), def_(def), resolve_(std::move(resolve)), block_fn_(std::move(block_fn)),
+        attrs_ident_(std::move(attrs_ident)), body_(body), globals_(globals) {}
+
+  const Program& program() const { return prog_; }
+  int block() const { return block_; }
 
   const pb::OpDesc& op() const { return op_; }
   const ops::OpDef& def() const { return def_; }
   /// C++ identifier of a program variable's tensor, resolved from the op's
   /// block to the block that defines it.
-  const std::string& var(const std::string& name) const;
-  bool has_var(const std::string& name) const { return resolve_(name) != nullptr; }
+  const std::string& var(const std::string& name) const { return var_in(block_, name); }
+  bool has_var(const std::string& name) const { return resolve_(block_, name) != nullptr; }
+  /// The identifier of `name` as seen from another block of the program
+  /// (a sub-block the op runs); nullptr when it holds no tensor there.
+  const std::string* find_in(int block, const std::string& name) const { return resolve_(block, name); }
+  const std::string& var_in(int block, const std::string& name) const;
   /// Name of the generated function that runs block `b` of this program.
   std::string block_fn(int b) const { return block_fn_(b); }
   /// Identifier of this op's hoisted kernel-attribute constant ("" if none).
   const std::string& attrs() const { return attrs_ident_; }
   /// Statements of the block function; write whole lines, indented 2.
   std::ostringstream& body() { return body_; }
+  /// Namespace-scope definitions the op's code needs (state kept across
+  /// runs); whole lines.
+  std::ostringstream& globals() { return globals_; }
 
  private:
+  const Program& prog_;
+  int block_;
   const pb::OpDesc& op_;
   const ops::OpDef& def_;
   Resolver resolve_;
   BlockNamer block_fn_;
   std::string attrs_ident_;
   std::ostringstream& body_;
+  std::ostringstream& globals_;
 };
 
 /// Writes the generic call `k::<type>(inputs..., outputs..., attrs);` for the

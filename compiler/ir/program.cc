@@ -6,6 +6,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -153,15 +154,25 @@ int Program::parent_of(int block) const {
 }
 
 const pb::VarDesc* Program::find_var(int block, const std::string& name, int* found_in) const {
-  // Bounded walk: a corrupt program may have a parent cycle.
-  for (int hops = 0; block >= 0 && block < desc_.blocks_size() && hops <= desc_.blocks_size(); ++hops) {
-    auto it = var_index_[block].find(name);
-    if (it != var_index_[block].end()) {
-      if (found_in) *found_in = block;
-      return &desc_.blocks(block).vars(it->second);
+  // The blocks visible from `block`, nearest first: itself; for a gradient
+  // block, the forward block it differentiates and that block's ancestors
+  // (Paddle runs gradient blocks in a scope under the forward step's scope);
+  // then its parent and the parent's visible blocks. Bounded: a corrupt
+  // program may have cycles.
+  std::vector<int> todo = {block}, seen;
+  while (!todo.empty() && seen.size() <= static_cast<size_t>(desc_.blocks_size()) * 2) {
+    int b = todo.front();
+    todo.erase(todo.begin());
+    if (b < 0 || b >= desc_.blocks_size() || std::find(seen.begin(), seen.end(), b) != seen.end()) continue;
+    seen.push_back(b);
+    auto it = var_index_[b].find(name);
+    if (it != var_index_[b].end()) {
+      if (found_in) *found_in = b;
+      return &desc_.blocks(b).vars(it->second);
     }
-    if (block == 0) break;
-    block = desc_.blocks(block).parent_idx();
+    const auto& bd = desc_.blocks(b);
+    if (bd.forward_block_idx() >= 0) todo.insert(todo.begin(), bd.forward_block_idx());
+    if (b != 0) todo.push_back(bd.parent_idx());
   }
   return nullptr;
 }
