@@ -1,6 +1,8 @@
 // kernels/cpu/elementwise.cc - elementwise add/sub/mul/div: one broadcast driver, one scalar functor per op.
 #include "kernels/elementwise.h"
 
+#include <cmath>
+
 #include <type_traits>
 
 #include "kernels/cpu/broadcast.h"
@@ -26,6 +28,20 @@ struct AddFn { template <class T> static T f(T a, T b) { return a + b; } };
 struct SubFn { template <class T> static T f(T a, T b) { return a - b; } };
 struct MulFn { template <class T> static T f(T a, T b) { return a * b; } };
 struct DivFn { template <class T> static T f(T a, T b) { return checked_div(a, b); } };
+// Paddle's mod takes the divisor's sign, like Python's %.
+struct ModFn {
+  template <class T> static T f(T a, T b) {
+    T r;
+    if constexpr (std::is_integral_v<T>) {
+      if (b == 0) rt::fail("elementwise_mod: integer division by zero");
+      r = a % b;
+    } else {
+      r = std::fmod(a, b);
+    }
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+};
 
 /// The forward driver: aligns X and Y, then walks the output once. The inner
 /// loops are specialised for the unit-stride and scalar-operand runs that
@@ -192,6 +208,9 @@ void elementwise_sub(const Tensor& x, const Tensor& y, Tensor& out, const Elemen
 }
 void elementwise_mul(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
   binary<MulFn>("elementwise_mul", x, y, out, attrs.axis);
+}
+void elementwise_mod(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<ModFn>("elementwise_mod", x, y, out, attrs.axis);
 }
 void elementwise_div(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
   binary<DivFn>("elementwise_div", x, y, out, attrs.axis);
