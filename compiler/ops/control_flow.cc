@@ -244,7 +244,8 @@ void emit_while_grad(EmitCtx& c) {
   o << "    }\n";
   for (size_t i = 0; i < r.loop_vars.size(); ++i)
     o << fmt::format("    if ({0}[{1}].initialized()) {2}.copy_from({0}[{1}]);\n", stash, i, c.var(r.loop_vars[i]));
-  o << "  }\n";
+  // The records are spent; their storage is reused by the next forward pass.
+  o << fmt::format("    {}.clear();\n  }}\n", steps);
 }
 
 }  // namespace
