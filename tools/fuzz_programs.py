@@ -14,7 +14,7 @@ import framework_pb2 as fp  # noqa: E402
 
 random.seed(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
 count = int(sys.argv[2]) if len(sys.argv) > 2 else 100
-cases = [os.path.basename(os.path.dirname(p)) for p in glob.glob(os.path.join(ROOT, 'test/fixtures/*/startup.pdmodel'))]
+cases = [os.path.relpath(os.path.dirname(p), os.path.join(ROOT, 'test/fixtures')) for p in glob.glob(os.path.join(ROOT, 'test/fixtures/**/startup.pdmodel'), recursive=True)]
 crashes = 0
 
 
@@ -40,14 +40,16 @@ def byte_mutation(data):
 def semantic_mutation(data):
     p = fp.ProgramDesc()
     p.ParseFromString(data)
-    b = p.blocks[0]
+    b = random.choice(p.blocks)
+    if not b.ops:
+        b = p.blocks[0]
     names = [v.name for v in b.vars]
     for _ in range(random.randint(1, 3)):
         k = random.randrange(5)
         op = random.choice(b.ops)
         if k == 0 and op.inputs:
             s = random.choice(op.inputs)
-            if s.arguments: s.arguments[0] = random.choice(names)
+            if s.arguments and names: s.arguments[0] = random.choice(names)
         elif k == 1 and op.attrs:
             a = random.choice(op.attrs)
             if a.type == fp.INT: a.i = random.choice([-5, -1, 0, 1, 2, 3, 100])
