@@ -75,14 +75,20 @@ bool is_directory(const std::string& path) {
 // A combined file holds either every persistable (a checkpoint) or only
 // the parameters (an inference export); try the full list first.
 void load_combined(const Model& m, std::istream* stream, const std::string& path) {
+  // Read into scratch tensors so a failed attempt leaves the state as the
+  // startup program made it.
   auto attempt = [&](const VarBinding* b, int n) {
+    std::vector<Tensor> scratch(n);
+    std::vector<Tensor*> outs;
+    for (auto& t : scratch) outs.push_back(&t);
     if (stream) {
       stream->clear();
       stream->seekg(0);
-      read_combined_params(*stream, path, binding_names(b, n), binding_tensors(b, n));
+      read_combined_params(*stream, path, binding_names(b, n), outs);
     } else {
-      read_combined_params(path, binding_names(b, n), binding_tensors(b, n));
+      read_combined_params(path, binding_names(b, n), outs);
     }
+    for (int i = 0; i < n; ++i) *b[i].tensor = std::move(scratch[i]);
   };
   try {
     attempt(m.persistables, m.num_persistables);

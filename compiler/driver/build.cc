@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -79,12 +80,33 @@ std::string load_params_blob(const BuildOptions& o, const Program& main, const P
   return blob.str();
 }
 
+// main and startup after the training passes (`--train`, `fluidc opt`).
+// The input is verified first, so problems are reported against it.
+std::pair<Program, Program> transpile(const BuildOptions& o) {
+  Program main = load_checked(o.main_path).program;
+  pb::ProgramDesc startup;
+  if (!o.startup_path.empty()) startup = load_checked(o.startup_path).program.desc();
+  pb::ProgramDesc desc = main.desc();
+  make_trainable(desc, startup, o.main_path, o.train_options);
+  std::string startup_origin = o.startup_path.empty() ? "<startup>" : o.startup_path;
+  return {Program::from_desc(std::move(desc), o.main_path), Program::from_desc(std::move(startup), startup_origin)};
+}
+
 Prepared prepare(const BuildOptions& o) {
-  CheckedProgram main = load_checked(o.main_path);
   std::optional<CheckedProgram> startup;
-  if (!o.startup_path.empty()) startup.emplace(load_checked(o.startup_path));
+  std::optional<CheckedProgram> main_checked;
+  if (o.train) {
+    auto [m, s] = transpile(o);
+    main_checked.emplace(check_program(std::move(m)));
+    startup.emplace(check_program(std::move(s)));
+  } else {
+    main_checked.emplace(load_checked(o.main_path));
+    if (!o.startup_path.empty()) startup.emplace(load_checked(o.startup_path));
+  }
+  CheckedProgram& main = *main_checked;
   Diagnostics diags;
-  ProgramInfo info = analyze_program(main.program, o.loss, diags);
+  // With --train the loss is the one the autodiff pass seeded.
+  ProgramInfo info = analyze_program(main.program, o.train ? "" : o.loss, diags);
   check_dataflow(main.program, info, diags);
   diags.throw_if_errors();
   Prepared p;
@@ -187,6 +209,20 @@ void build_executable(const BuildOptions& o) {
     internal_error(fmt::format("the C++ compiler failed on generated code (exit {}); rerun with --save-temps DIR -v "
                                "to keep the sources and see the command",
                                rc));
+}
+
+void optimize_program(const BuildOptions& o) {
+  if (o.output.empty()) user_error("fluidc opt needs -o OUT.pdmodel (or .pbtxt)");
+  auto [main, startup] = transpile(o);
+  check_program(main);  // the passes' output must verify like any input
+  main.save(o.output);
+  bool touches_startup = std::find(o.train_options.passes.begin(), o.train_options.passes.end(), "optimizer") !=
+                         o.train_options.passes.end();
+  if (touches_startup) {
+    if (o.startup_out.empty())
+      user_error("the optimizer pass adds state to the startup program: give --startup-out FILE");
+    startup.save(o.startup_out);
+  }
 }
 
 void emit_sources(const BuildOptions& o) {

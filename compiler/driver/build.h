@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "compiler/driver/train.h"
+
 namespace fluidc {
 
 struct BuildOptions {
@@ -14,7 +16,17 @@ struct BuildOptions {
   std::string loss;           ///< overrides the loss found in the program
   int opt_level = 2;
   bool verbose = false;
+  /// Build a trainer from a forward or inference program (autodiff and
+  /// optimizer passes run first; see TrainOptions).
+  bool train = false;
+  TrainOptions train_options;
+  std::string startup_out;    ///< `fluidc opt`: where the rewritten startup program goes
 };
+
+/// `fluidc opt`: runs the passes and writes the rewritten program to
+/// options.output (text when it ends in .pbtxt) and the startup program to
+/// options.startup_out.
+void optimize_program(const BuildOptions& options);
 
 /// Compiles the program into a standalone executable at options.output.
 void build_executable(const BuildOptions& options);

@@ -23,8 +23,18 @@ usage:
       otherwise. --startup compiles the startup program in (parameter initialisation);
       --params embeds weights (combined .pdiparams or per-variable directory) as the
       binary's default. Uses clang++ unless $CXX is set.
+  fluidc build PROGRAM --train --loss VAR [--label NAME --loss-fn mse|cross_entropy|softmax_cross_entropy]
+               [--optimizer sgd|momentum|adam] [--lr X] [--momentum M] [--nesterov]
+               [--beta1 B1] [--beta2 B2] [--epsilon E] [--weight-decay W] [--startup S] -o trainer
+      Build a trainer from a forward-only or exported inference program: fluidc appends
+      the backward pass (autodiff) and the optimizer itself. With --label, --loss names
+      the model output and the loss is built from it and a new label feed.
   fluidc emit MAIN [same options] -o DIR
       Write the generated C++ and a CMakeLists.txt that builds it, instead of building.
+  fluidc opt PROGRAM --passes=autodiff,optimizer [training options] [--startup S]
+             [--startup-out S2] [--print-after=PASS] -o OUT.pdmodel|OUT.pbtxt
+      Run the passes and write the rewritten ProgramDesc (binary, or text for .pbtxt);
+      Paddle loads it back.
   fluidc check PROGRAM
       Verify a program; print located diagnostics; exit 0 if it compiles, 1 if not.
   fluidc dump PROGRAM [--all-attrs]
@@ -48,6 +58,28 @@ struct Args {
   std::exit(2);
 }
 
+double number(const std::string& v, const char* flag) {
+  try {
+    size_t used = 0;
+    double d = std::stod(v, &used);
+    if (used == v.size()) return d;
+  } catch (const std::exception&) {
+  }
+  usage_error(fmt::format("{} expects a number, got '{}'", flag, v));
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > start) out.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 Args parse(int argc, char** argv, int first) {
   Args a;
   auto value = [&](int& i, const char* flag) -> std::string {
@@ -62,7 +94,22 @@ Args parse(int argc, char** argv, int first) {
     if (is("--startup")) a.build.startup_path = value(i, "--startup");
     else if (is("--params")) a.build.params_path = value(i, "--params");
     else if (is("--save-temps")) a.build.save_temps = value(i, "--save-temps");
-    else if (is("--loss")) a.build.loss = value(i, "--loss");
+    else if (is("--loss")) a.build.loss = a.build.train_options.loss = value(i, "--loss");
+    else if (arg == "--train") a.build.train = true;
+    else if (is("--label")) a.build.train_options.label = value(i, "--label");
+    else if (is("--loss-fn")) a.build.train_options.loss_fn = value(i, "--loss-fn");
+    else if (is("--optimizer")) a.build.train_options.optimizer.type = value(i, "--optimizer");
+    else if (is("--lr")) a.build.train_options.optimizer.learning_rate = number(value(i, "--lr"), "--lr");
+    else if (is("--momentum")) a.build.train_options.optimizer.momentum = number(value(i, "--momentum"), "--momentum");
+    else if (arg == "--nesterov") a.build.train_options.optimizer.nesterov = true;
+    else if (is("--beta1")) a.build.train_options.optimizer.beta1 = number(value(i, "--beta1"), "--beta1");
+    else if (is("--beta2")) a.build.train_options.optimizer.beta2 = number(value(i, "--beta2"), "--beta2");
+    else if (is("--epsilon")) a.build.train_options.optimizer.epsilon = number(value(i, "--epsilon"), "--epsilon");
+    else if (is("--weight-decay"))
+      a.build.train_options.optimizer.weight_decay = number(value(i, "--weight-decay"), "--weight-decay");
+    else if (is("--passes")) a.build.train_options.passes = split(value(i, "--passes"));
+    else if (is("--print-after")) a.build.train_options.print_after = value(i, "--print-after");
+    else if (is("--startup-out")) a.build.startup_out = value(i, "--startup-out");
     else if (arg == "-o") a.build.output = value(i, "-o");
     else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') a.build.opt_level = arg[2] - '0';
     else if (arg == "-v" || arg == "--verbose") a.build.verbose = true;
@@ -97,6 +144,11 @@ int main(int argc, char** argv) {
       a.build.main_path = one_program(a, cmd.c_str());
       if (cmd == "build") fluidc::build_executable(a.build);
       else fluidc::emit_sources(a.build);
+      return 0;
+    }
+    if (cmd == "opt") {
+      a.build.main_path = one_program(a, "opt");
+      fluidc::optimize_program(a.build);
       return 0;
     }
     if (cmd == "check") {

@@ -11,8 +11,10 @@
 
 namespace fluidc {
 
-CheckedProgram load_checked(const std::string& path) {
-  CheckedProgram c{Program::load(path), {}, {}};
+CheckedProgram load_checked(const std::string& path) { return check_program(Program::load(path)); }
+
+CheckedProgram check_program(Program program) {
+  CheckedProgram c{std::move(program), {}, {}};
   verify_program(c.program, c.diags);
   c.diags.throw_if_errors();
   c.types = infer_shapes(c.program, c.diags);

@@ -20,6 +20,8 @@ struct CheckedProgram {
 /// Loads `path`, verifies it and infers shapes. Throws UserError listing
 /// every error found (all of them, not just the first).
 CheckedProgram load_checked(const std::string& path);
+/// The same for a program already in memory (e.g. the output of a pass).
+CheckedProgram check_program(Program program);
 
 /// Checks that every tensor an op of block 0 reads is fed, persistable or
 /// written by an earlier op: otherwise the binary would read garbage.

@@ -1,8 +1,23 @@
 // compiler/ops/activation.cc - relu, sigmoid, tanh, square, scale, softmax and their grads.
+#include "compiler/ir/attrs.h"
+#include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
 
 namespace fluidc::ops {
+namespace {
+
+// d(scale*x + b)/dx = scale, with or without bias_after_scale: the gradient
+// is a scale of Out@GRAD by the same factor and no bias.
+bool scale_grad(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
+                pb::OpDesc& grad) {
+  if (!unary_self_grad(fwd, grad_of, grad)) return false;
+  set_attr_float(grad, "bias", 0.0f);
+  set_attr_bool(grad, "bias_after_scale", true);
+  return true;
+}
+
+}  // namespace
 
 void add_activation_ops(std::vector<OpDef>& t) {
   // Activations whose gradient is a function of the output.
@@ -25,6 +40,7 @@ void add_activation_ops(std::vector<OpDef>& t) {
                .attrs = {{"scale", pb::FLOAT}, {"bias", pb::FLOAT}, {"bias_after_scale", pb::BOOLEAN}},
                .attrs_struct = "ScaleAttrs",
                .grad = "scale",
+               .make_grad = scale_grad,
                .infer_shape = shape_rules::same_as_x});
   t.push_back({.type = "softmax", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = {{"axis", pb::INT}}, .attrs_struct = "SoftmaxAttrs", .grad = "softmax_grad",

@@ -4,6 +4,7 @@
 #include "compiler/codegen/emit_ctx.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/program_info.h"
+#include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
 
@@ -139,6 +140,15 @@ void emit_fill_constant(EmitCtx& c) {
   c.body() << "  }\n";
 }
 
+// The gradient of a cast casts back.
+bool cast_grad(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
+               pb::OpDesc& grad) {
+  if (!unary_self_grad(fwd, grad_of, grad)) return false;
+  set_attr_int(grad, "in_dtype", attr_int(fwd, "out_dtype", 5));
+  set_attr_int(grad, "out_dtype", attr_int(fwd, "in_dtype", 5));
+  return true;
+}
+
 }  // namespace
 
 void add_fill_ops(std::vector<OpDef>& t) {
@@ -163,10 +173,10 @@ void add_fill_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "fill_zeros_like", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .infer_shape = shape_rules::same_as_x});
   t.push_back({.type = "assign", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}}, .grad = "assign",
-               .infer_shape = shape_rules::same_as_x});
+               .make_grad = unary_self_grad, .infer_shape = shape_rules::same_as_x});
   t.push_back({.type = "cast", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = {{"in_dtype", pb::INT}, {"out_dtype", pb::INT, true}}, .attrs_struct = "CastAttrs",
-               .grad = "cast", .infer_shape = infer_cast});
+               .grad = "cast", .make_grad = cast_grad, .infer_shape = infer_cast});
   t.push_back({.type = "uniform_random",
                .family = "fill",
                .outputs = {{"Out"}},

@@ -1,6 +1,7 @@
 // compiler/ops/op_def.h - one definition per op type: slots, attributes, traits, shapes, gradient, emitters.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,13 @@ enum Trait : unsigned {
 
 using InferShapeFn = void (*)(ShapeCtx&);
 using EmitFn = void (*)(EmitCtx&);
+/// Builds the gradient op of `fwd` for an op whose gradient is not the
+/// generic `<grad>` op (slots mapped by name). `grad_of(name)` gives the
+/// gradient variable of a forward variable ("" when it has none); the maker
+/// fills `grad` (type, slots, attributes) and returns false when nothing
+/// needs a gradient.
+using GradMakerFn = bool (*)(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
+                             pb::OpDesc& grad);
 
 struct OpDef {
   std::string type;
@@ -62,6 +70,9 @@ struct OpDef {
   /// The op Paddle's backward emits for this one ("mul_grad"); empty when
   /// the op is not differentiable or is itself a gradient.
   std::string grad;
+  /// Set when the gradient is not the generic `grad` op (e.g. scale's
+  /// gradient is another scale with bias 0).
+  GradMakerFn make_grad = nullptr;
   /// Output dtypes and dims from input ones; nullptr: outputs keep their
   /// declared VarDesc types.
   InferShapeFn infer_shape = nullptr;
