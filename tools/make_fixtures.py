@@ -28,6 +28,7 @@ SCRIPTS = [
     "fixtures_legacy_ops.py",   # legacy_ops
     "fixtures_variants.py",     # variants/* (other widths, depths, losses, optimizer settings)
     "fixtures_control_flow.py", # control_flow/*: cond / while / switch_case / tensor arrays (multi-block)
+    "fixtures_autodiff.py",     # autodiff/*: forward-only programs + Paddle's append_backward grads / optimizer losses
     "make_examples.py",         # examples/fit_a_line, examples/mlp_classifier
 ]
 
