@@ -84,6 +84,16 @@ class Backward {
     }
   }
 
+  // The op that writes the loss (its output may be marked stop_gradient by
+  // Paddle's loss helpers; it is differentiated regardless).
+  int loss_producer(int n_forward) const {
+    for (int i = n_forward - 1; i >= 0; --i)
+      for (const auto& out : block_.ops(i).outputs())
+        for (const auto& a : out.arguments())
+          if (a == opts_.loss) return i;
+    return -1;
+  }
+
   // Forward ops whose outputs reach the loss and that have an input needing
   // a gradient, in program order.
   std::vector<int> ops_on_path(int n_forward) {
@@ -91,10 +101,12 @@ class Backward {
     std::vector<int> path;
     for (int i = n_forward - 1; i >= 0; --i) {
       const auto& op = block_.ops(i);
+      // An op is differentiated when an output that carries a gradient
+      // (not stop_gradient) leads to the loss.
       bool feeds_loss = false;
       for (const auto& out : op.outputs())
-        for (const auto& a : out.arguments()) feeds_loss |= needed.count(a) > 0;
-      if (!feeds_loss) continue;
+        for (const auto& a : out.arguments()) feeds_loss |= needed.count(a) > 0 && requires_.count(a) > 0;
+      if (!feeds_loss && !(i == loss_producer(n_forward))) continue;
       for (const auto& in : op.inputs())
         for (const auto& a : in.arguments()) needed.insert(a);
       bool any = false;

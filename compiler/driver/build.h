@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "compiler/driver/train.h"
 
@@ -21,6 +22,7 @@ struct BuildOptions {
   bool train = false;
   TrainOptions train_options;
   std::string startup_out;    ///< `fluidc opt`: where the rewritten startup program goes
+  std::vector<std::string> fetch;  ///< extra variables the binary writes out (e.g. gradients)
 };
 
 /// `fluidc opt`: runs the passes and writes the rewritten program to

@@ -70,8 +70,12 @@ bool unary_self_grad(const pb::OpDesc& fwd, const std::function<std::string(cons
   auto xs = op_inputs(fwd, "X");
   auto outs = op_outputs(fwd, "Out");
   if (xs.empty() || outs.empty()) return false;
-  std::string dx = grad_of(xs[0]), dout = grad_of(outs[0]);
-  if (dx.empty() || dout.empty()) return false;
+  // Ask for Out's gradient first: asking for X's hands out a name for a
+  // contribution this op then has to write.
+  std::string dout = grad_of(outs[0]);
+  if (dout.empty()) return false;
+  std::string dx = grad_of(xs[0]);
+  if (dx.empty()) return false;
   grad.set_type(fwd.type());
   add_input(grad, "X", {dout});
   add_output(grad, "Out", {dx});

@@ -5,6 +5,9 @@
 // Shapes and dtypes must match exactly. Exit 0 on match, 1 on mismatch.
 // Files ending in .pdiparams are compared as Paddle combined parameter files:
 // record by record, in file order.
+// usage: npy_compare --head N IN OUT   writes the first N rows of IN to OUT
+// (a test's first batch of a data file).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -85,6 +88,23 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: npy_compare ACTUAL EXPECTED [--rtol R] [--atol A]\n");
     return 2;
+  }
+  if (argc == 5 && !std::strcmp(argv[1], "--head")) {
+    try {
+      Tensor in, out;
+      fluidc::rt::read_npy(argv[3], in);
+      fluidc::rt::Shape s = in.shape();
+      const int64_t rows = std::min<int64_t>(std::atoll(argv[2]), s[0]);
+      const size_t row_bytes = s[0] ? in.nbytes() / static_cast<size_t>(s[0]) : 0;
+      s[0] = rows;
+      out.resize(s, in.dtype());
+      std::memcpy(out.raw(), in.raw(), row_bytes * static_cast<size_t>(rows));
+      fluidc::rt::write_npy(argv[4], out);
+      return 0;
+    } catch (const fluidc::rt::Error& err) {
+      std::printf("ERROR: %s\n", err.what());
+      return 1;
+    }
   }
   double rtol = 1e-5, atol = 0;
   for (int i = 3; i + 1 < argc; i += 2) {
