@@ -14,7 +14,7 @@ import framework_pb2 as fp  # noqa: E402
 
 random.seed(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
 count = int(sys.argv[2]) if len(sys.argv) > 2 else 100
-cases = [os.path.relpath(os.path.dirname(p), os.path.join(ROOT, 'test/fixtures')) for p in glob.glob(os.path.join(ROOT, 'test/fixtures/**/startup.pdmodel'), recursive=True)]
+cases = [os.path.relpath(os.path.dirname(p), os.path.join(ROOT, 'test/fixtures')) for p in glob.glob(os.path.join(ROOT, 'test/fixtures/**/main.pdmodel'), recursive=True)]
 crashes = 0
 
 

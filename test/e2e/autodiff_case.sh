@@ -46,3 +46,21 @@ for ref in "$fixture"/losses_*.npy; do
     --losses-out "$work/$name.npy"
   "$compare" "$work/$name.npy" "$ref" --rtol 1e-4
 done
+
+# 3. The round trip: Paddle trained the program `fluidc opt` writes (tools/roundtrip_paddle.py recorded its
+#    losses); the binary built from today's `fluidc opt` output must train the same, 1e-4 relative.
+for ref in "$fixture"/roundtrip_*.npy; do
+  [ -e "$ref" ] || continue
+  case $(basename "$ref" .npy) in
+    *sgd) opt=(--optimizer sgd --lr 0.1) ;;
+    *momentum) opt=(--optimizer momentum --lr 0.05 --momentum 0.9) ;;
+    *adam) opt=(--optimizer adam --lr 0.01) ;;
+  esac
+  name=$(basename "$ref" .npy)
+  "$fluidc" opt "$program" "${startup[@]}" --passes=autodiff,optimizer "${train_flags[@]}" "${opt[@]}" \
+    --startup-out "$work/$name.startup.pdmodel" -o "$work/$name.pdmodel"
+  "$fluidc" build "$work/$name.pdmodel" --startup "$work/$name.startup.pdmodel" -o "$work/$name"
+  "$work/$name" "${data[@]}" --params "$params" --batch-size "$batch" --steps 20 --no-shuffle --log-every 20 \
+    --losses-out "$work/$name.npy"
+  "$compare" "$work/$name.npy" "$ref" --rtol 1e-4
+done
