@@ -42,9 +42,12 @@ class Backward {
     if (diags_.has_errors()) return {};
     seed();
     for (auto it = path.rbegin(); it != path.rend(); ++it) emit_grad_op(*it);
+    // Sorted by parameter name: the order of Paddle's parameter list, so the
+    // optimizer ops come out in the order Paddle writes them.
     ParamGrads out;
     for (const auto& v : block_.vars())
       if (is_trainable(v) && grads_.count(v.name())) out.emplace_back(v.name(), grads_[v.name()]);
+    std::sort(out.begin(), out.end());
     return out;
   }
 
