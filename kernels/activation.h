@@ -24,6 +24,8 @@ struct SoftmaxAttrs {
 };
 
 /// Out = max(X, 0).
+/// Out = sqrt(X) (gradient clipping computes the global norm with it).
+void sqrt(const Tensor& x, Tensor& out);
 void relu(const Tensor& x, Tensor& out);
 /// X@GRAD = Out@GRAD * (Out > 0).
 void relu_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad);

@@ -27,6 +27,8 @@ void elementwise_sub(const Tensor& x, const Tensor& y, Tensor& out, const Elemen
 void elementwise_mul(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
 /// Out = X / Y.
 void elementwise_div(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+/// Out = max(X, Y) elementwise (used by global-norm clipping; no gradient here).
+void elementwise_max(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
 /// Out = X mod Y with the divisor's sign (Python's %); not differentiable.
 void elementwise_mod(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
 

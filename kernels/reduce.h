@@ -25,6 +25,8 @@ struct ReduceAttrs {
 };
 
 /// Out = mean of all elements of X, a 0-D tensor. fp32/fp64.
+/// Out = [sum of X squared], shape [1] as Paddle 2.6 gives it (for clipping).
+void squared_l2_norm(const Tensor& x, Tensor& out);
 void mean(const Tensor& x, Tensor& out);
 /// X@GRAD = Out@GRAD / numel(X) everywhere.
 void mean_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad);

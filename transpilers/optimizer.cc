@@ -16,8 +16,9 @@ class OptimizerPass {
   OptimizerPass(pb::ProgramDesc& main, pb::ProgramDesc& startup, const OptimizerOptions& o)
       : main_(*main.mutable_blocks(0)), startup_(*startup.mutable_blocks(0)), o_(o) {}
 
-  void run(const ParamGrads& params) {
+  void run(ParamGrads params) {
     lr_ = state_var("learning_rate_0", {}, pb::VarType::FP32, o_.learning_rate);
+    if (o_.clip_norm > 0) params = clip_by_global_norm(params);
     for (const auto& [param, grad] : params) update(param, grad);
   }
 
@@ -63,8 +64,67 @@ class OptimizerPass {
 
   void append(pb::OpDesc op, const std::string& param, const std::string& grad) {
     ops::set_attr_int(op, "op_role", kOpRoleOptimize);
-    ops::set_attr_strings(op, "op_role_var", {param, grad});
+    if (!param.empty()) ops::set_attr_strings(op, "op_role_var", {param, grad});
     *main_.add_ops() = std::move(op);
+  }
+
+  // A temporary of `like`'s type, or of dtype/dims given explicitly.
+  std::string temp(const std::string& name, const pb::VarDesc& like) {
+    auto* v = main_.add_vars();
+    *v = like;
+    v->set_name(name);
+    v->set_persistable(false);
+    return name;
+  }
+
+  pb::OpDesc op_of(const std::string& type, std::vector<std::pair<std::string, std::vector<std::string>>> ins,
+                   const std::string& out) {
+    pb::OpDesc op;
+    op.set_type(type);
+    for (const auto& [slot, args] : ins) ops::add_input(op, slot, args);
+    ops::add_output(op, "Out", {out});
+    return op;
+  }
+
+  // Every gradient times clip_norm / max(global_norm, clip_norm).
+  ParamGrads clip_by_global_norm(const ParamGrads& params) {
+    const pb::VarDesc& p0 = *find(main_, params[0].first);
+    pb::VarDesc scalar = p0;
+    auto* td = scalar.mutable_type()->mutable_lod_tensor()->mutable_tensor();
+    td->clear_dims();
+    td->add_dims(1);
+    std::vector<std::string> squares;
+    for (const auto& [param, grad] : params) {
+      std::string sq = temp(grad + "@SQUARED_NORM", scalar);
+      append(op_of("squared_l2_norm", {{"X", {grad}}}, sq), param, grad);
+      squares.push_back(sq);
+    }
+    std::string total = temp("global_norm@SQUARED", scalar), norm = temp("global_norm", scalar);
+    std::string max_norm = temp("global_norm@MAX", scalar), denom = temp("global_norm@DENOM", scalar);
+    std::string factor = temp("global_norm@SCALE", scalar);
+    append(op_of("sum", {{"X", squares}}, total), "", "");
+    append(op_of("sqrt", {{"X", {total}}}, norm), "", "");
+    pb::OpDesc fill = op_of("fill_constant", {}, max_norm);
+    ops::set_attr_longs(fill, "shape", {1});
+    ops::set_attr_int(fill, "dtype", td->data_type());
+    ops::set_attr_float(fill, "value", static_cast<float>(o_.clip_norm));
+    ops::set_attr_string(fill, "str_value", "");
+    append(std::move(fill), "", "");
+    pb::OpDesc mx = op_of("elementwise_max", {{"X", {norm}}, {"Y", {max_norm}}}, denom);
+    ops::set_attr_int(mx, "axis", -1);
+    append(std::move(mx), "", "");
+    pb::OpDesc div = op_of("elementwise_div", {{"X", {max_norm}}, {"Y", {denom}}}, factor);
+    ops::set_attr_int(div, "axis", -1);
+    append(std::move(div), "", "");
+    ParamGrads clipped;
+    for (const auto& [param, grad] : params) {
+      std::string g = temp(grad + "@CLIP", *find(main_, grad));
+      pb::OpDesc mul = op_of("elementwise_mul", {{"X", {grad}}, {"Y", {factor}}}, g);
+      ops::set_attr_int(mul, "axis", -1);
+      append(std::move(mul), param, grad);
+      clipped.emplace_back(param, g);
+    }
+    return clipped;
   }
 
   // grad + coeff * param, as Paddle's L2Decay regularizer writes it.

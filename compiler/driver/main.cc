@@ -26,7 +26,8 @@ usage:
       block 0, e.g. gradients). Uses clang++ unless $CXX is set.
   fluidc build PROGRAM --train --loss VAR [--label NAME --loss-fn mse|cross_entropy|softmax_cross_entropy]
                [--optimizer sgd|momentum|adam] [--lr X] [--momentum M] [--nesterov]
-               [--beta1 B1] [--beta2 B2] [--epsilon E] [--weight-decay W] [--startup S] -o trainer
+               [--beta1 B1] [--beta2 B2] [--epsilon E] [--weight-decay W] [--clip-norm N]
+               [--startup S] -o trainer
       Build a trainer from a forward-only or exported inference program: fluidc appends
       the backward pass (autodiff) and the optimizer itself. With --label, --loss names
       the model output and the loss is built from it and a new label feed.
@@ -108,6 +109,8 @@ Args parse(int argc, char** argv, int first) {
     else if (is("--epsilon")) a.build.train_options.optimizer.epsilon = number(value(i, "--epsilon"), "--epsilon");
     else if (is("--weight-decay"))
       a.build.train_options.optimizer.weight_decay = number(value(i, "--weight-decay"), "--weight-decay");
+    else if (is("--clip-norm"))
+      a.build.train_options.optimizer.clip_norm = number(value(i, "--clip-norm"), "--clip-norm");
     else if (is("--passes")) a.build.train_options.passes = split(value(i, "--passes"));
     else if (is("--print-after")) a.build.train_options.print_after = value(i, "--print-after");
     else if (is("--startup-out")) a.build.startup_out = value(i, "--startup-out");

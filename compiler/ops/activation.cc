@@ -28,6 +28,9 @@ void add_activation_ops(std::vector<OpDef>& t) {
     t.push_back({.type = fwd + "_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
                  .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
   }
+  // Gradient clipping's global norm; its gradient is not needed there.
+  t.push_back({.type = "sqrt", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .infer_shape = shape_rules::same_as_x});
   t.push_back({.type = "square", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .grad = "square_grad", .infer_shape = shape_rules::same_as_x});
   t.push_back({.type = "square_grad", .family = "activation", .inputs = {{"X"}, {"Out@GRAD"}},

@@ -29,6 +29,9 @@ void infer_elementwise(ShapeCtx& c) {
 
 void add_elementwise_ops(std::vector<OpDef>& t) {
   const std::vector<AttrDef> attrs = {{"axis", pb::INT}};
+  // Global-norm clipping uses max; no gradient rule here.
+  t.push_back({.type = "elementwise_max", .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
+               .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .infer_shape = infer_elementwise});
   // Used on loop counters (i % 2); Paddle gives it no gradient.
   t.push_back({.type = "elementwise_mod", .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
                .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .infer_shape = infer_elementwise});

@@ -10,6 +10,13 @@
 namespace fluidc::ops {
 namespace {
 
+void infer_squared_l2_norm(ShapeCtx& c) {
+  TensorType out = c.input("X");
+  if (!out.known) return;
+  out.dims = {1};
+  c.set_output("Out", out);
+}
+
 void infer_mean(ShapeCtx& c) {
   TensorType out = c.input("X");
   if (!out.known) return;
@@ -66,6 +73,8 @@ void infer_sum(ShapeCtx& c) {
 }  // namespace
 
 void add_reduce_ops(std::vector<OpDef>& t) {
+  t.push_back({.type = "squared_l2_norm", .family = "reduce", .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .infer_shape = infer_squared_l2_norm});
   t.push_back({.type = "mean", .family = "reduce", .inputs = {{"X"}}, .outputs = {{"Out"}}, .grad = "mean_grad",
                .infer_shape = infer_mean});
   t.push_back({.type = "mean_grad", .family = "reduce", .inputs = {{"X"}, {"Out@GRAD"}},

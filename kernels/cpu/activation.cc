@@ -66,6 +66,10 @@ void relu_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
   });
 }
 
+void sqrt(const Tensor& x, Tensor& out) {
+  unary("sqrt", x, out, kFloat, [](auto v) { return std::sqrt(v); });
+}
+
 void sigmoid(const Tensor& x, Tensor& out) {
   unary("sigmoid", x, out, kFloat, [](auto v) {
     using T = decltype(v);

@@ -28,6 +28,7 @@ struct AddFn { template <class T> static T f(T a, T b) { return a + b; } };
 struct SubFn { template <class T> static T f(T a, T b) { return a - b; } };
 struct MulFn { template <class T> static T f(T a, T b) { return a * b; } };
 struct DivFn { template <class T> static T f(T a, T b) { return checked_div(a, b); } };
+struct MaxFn { template <class T> static T f(T a, T b) { return a > b ? a : b; } };
 // Paddle's mod takes the divisor's sign, like Python's %.
 struct ModFn {
   template <class T> static T f(T a, T b) {
@@ -208,6 +209,9 @@ void elementwise_sub(const Tensor& x, const Tensor& y, Tensor& out, const Elemen
 }
 void elementwise_mul(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
   binary<MulFn>("elementwise_mul", x, y, out, attrs.axis);
+}
+void elementwise_max(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<MaxFn>("elementwise_max", x, y, out, attrs.axis);
 }
 void elementwise_mod(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
   binary<ModFn>("elementwise_mod", x, y, out, attrs.axis);

@@ -141,6 +141,18 @@ void reduce_grad_common(const char* op, const Tensor& x, const Tensor& dout, Ten
 
 }  // namespace
 
+void squared_l2_norm(const Tensor& x, Tensor& out) {
+  require_init("squared_l2_norm", "X", x);
+  visit_float("squared_l2_norm", "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    Acc<T> s = 0;
+    for (int64_t i = 0, n = x.numel(); i < n; ++i) s += static_cast<Acc<T>>(px[i]) * px[i];
+    out.resize(Shape{1}, x.dtype());
+    out.data<T>()[0] = static_cast<T>(s);
+  });
+}
+
 void mean(const Tensor& x, Tensor& out) {
   const char* op = "mean";
   require_init(op, "X", x);

@@ -32,9 +32,14 @@ for g in "$fixture"/grads/*.npy; do
   "$compare" "$work/grads/$(basename "$g" .npy)@GRAD.npy" "$g" --rtol 1e-5 --atol 1e-7
 done
 
-# 2. 20 training steps per optimizer, losses within 1e-4 relative of Paddle's.
+# 2. 20 training steps per optimizer (and with L2 weight decay, Nesterov, global-norm clipping), losses
+#    within 1e-4 relative of Paddle's.
 for ref in "$fixture"/losses_*.npy; do
   case $(basename "$ref" .npy) in
+    *sgd_l2) opt=(--optimizer sgd --lr 0.1 --weight-decay 0.01) ;;
+    *momentum_nesterov_l2) opt=(--optimizer momentum --lr 0.05 --momentum 0.9 --nesterov --weight-decay 0.01) ;;
+    *adam_l2) opt=(--optimizer adam --lr 0.01 --weight-decay 0.01) ;;
+    *sgd_clip) opt=(--optimizer sgd --lr 0.1 --clip-norm 1.0) ;;
     *sgd) opt=(--optimizer sgd --lr 0.1) ;;
     *momentum) opt=(--optimizer momentum --lr 0.05 --momentum 0.9) ;;
     *adam) opt=(--optimizer adam --lr 0.01) ;;
