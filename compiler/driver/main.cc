@@ -26,7 +26,7 @@ usage:
       block 0, e.g. gradients). Uses clang++ unless $CXX is set.
   fluidc build PROGRAM --train --loss VAR [--label NAME --loss-fn mse|cross_entropy|softmax_cross_entropy]
                [--optimizer sgd|momentum|adam] [--lr X] [--momentum M] [--nesterov]
-               [--beta1 B1] [--beta2 B2] [--epsilon E] [--weight-decay W] [--clip-norm N]
+               [--beta1 B1] [--beta2 B2] [--epsilon E] [--weight-decay W] [--clip-norm N] [--no-grad VAR,...]
                [--startup S] -o trainer
       Build a trainer from a forward-only or exported inference program: fluidc appends
       the backward pass (autodiff) and the optimizer itself. With --label, --loss names
@@ -109,6 +109,8 @@ Args parse(int argc, char** argv, int first) {
     else if (is("--epsilon")) a.build.train_options.optimizer.epsilon = number(value(i, "--epsilon"), "--epsilon");
     else if (is("--weight-decay"))
       a.build.train_options.optimizer.weight_decay = number(value(i, "--weight-decay"), "--weight-decay");
+    else if (is("--no-grad"))
+      for (const auto& v : split(value(i, "--no-grad"))) a.build.train_options.no_grad.push_back(v);
     else if (is("--clip-norm"))
       a.build.train_options.optimizer.clip_norm = number(value(i, "--clip-norm"), "--clip-norm");
     else if (is("--passes")) a.build.train_options.passes = split(value(i, "--passes"));

@@ -126,6 +126,7 @@ void make_trainable(pb::ProgramDesc& main, pb::ProgramDesc& startup, const std::
     if (pass == "autodiff") {
       AutodiffOptions ao;
       ao.loss = loss;
+      ao.no_grad.insert(o.no_grad.begin(), o.no_grad.end());
       params = append_backward(main, origin, ao, diags);
     } else if (pass == "optimizer") {
       if (params.empty())

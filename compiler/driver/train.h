@@ -13,6 +13,7 @@ struct TrainOptions {
   std::string loss;         ///< the loss variable, or with `label` the model output the loss is built on
   std::string label;        ///< a new feed the loss compares the output with ("" = the program has its loss)
   std::string loss_fn = "mse";  ///< with `label`: mse | cross_entropy (output = probabilities) | softmax_cross_entropy (logits)
+  std::vector<std::string> no_grad;  ///< variables that get no gradient (besides stop_gradient ones)
   OptimizerOptions optimizer;
   std::vector<std::string> passes = {"autodiff", "optimizer"};
   std::string print_after;  ///< pass name whose output is printed (text ProgramDesc) to stdout
