@@ -90,6 +90,19 @@ void for_each_run(const StridedSpace<N>& s, F&& f) {
   }
 }
 
+/// The simplified index space of a broadcasting binary op: operands X (0)
+/// and Y (1) aligned to the output shape, and the output (2).
+inline StridedSpace<3> binary_space(const Shape& xa, const Shape& ya, const Shape& os) {
+  StridedSpace<3> s;
+  s.rank = os.rank;
+  for (int i = 0; i < os.rank; ++i) s.dims[i] = os.d[i];
+  broadcast_strides(xa, s.strides[0]);
+  broadcast_strides(ya, s.strides[1]);
+  broadcast_strides(os, s.strides[2]);
+  simplify(s);
+  return s;
+}
+
 /// Paddle's elementwise alignment. When ranks differ, the lower-rank operand's
 /// dims are placed at `axis` of the higher-rank one (axis -1 = trailing), the
 /// rest padded with 1; then each dim pair must match or contain a 1, which

@@ -63,13 +63,7 @@ void binary(const char* op, const Tensor& x, const Tensor& y, Tensor& out, int a
   o.resize(os, x.dtype());
   visit_numeric(op, "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    StridedSpace<3> s;
-    s.rank = os.rank;
-    for (int i = 0; i < os.rank; ++i) s.dims[i] = os.d[i];
-    broadcast_strides(xa, s.strides[0]);
-    broadcast_strides(ya, s.strides[1]);
-    broadcast_strides(os, s.strides[2]);
-    simplify(s);
+    StridedSpace<3> s = binary_space(xa, ya, os);
     const T* px = x.data<T>();
     const T* py = y.data<T>();
     T* po = o.data<T>();
