@@ -69,6 +69,7 @@ void momentum(const Tensor& param, const Tensor& grad, const Tensor& velocity, c
     const T* v = velocity.data<T>();
     T* po = param_out.data<T>();
     T* vo = velocity_out.data<T>();
+    FLUIDC_ELEMENTWISE_LOOP
     for (int64_t i = 0, n = param.numel(); i < n; ++i) {
       const T pi = p[i];
       const T gi = l2 ? pi * coeff + g[i] : g[i];
@@ -116,6 +117,7 @@ void adam(const Tensor& param, const Tensor& grad, const Tensor& learning_rate, 
     T* po = param_out.data<T>();
     T* m1o = moment1_out.data<T>();
     T* m2o = moment2_out.data<T>();
+    FLUIDC_ELEMENTWISE_LOOP
     for (int64_t i = 0, n = param.numel(); i < n; ++i) {
       const T gi = g[i];
       const T a = beta1 * m1[i] + (T(1) - beta1) * gi;
