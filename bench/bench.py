@@ -114,7 +114,10 @@ def torch_model(kind, weights):
     else:
         m = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256),
                                 torch.nn.ReLU(), torch.nn.Linear(256, 10))
-        pairs = [(m[0], "linear_0"), (m[2], "linear_1"), (m[4], "linear_2")]
+        # Paddle numbers layers with gaps (linear_0, linear_2, ...): take its weights in order.
+        names = sorted({k.split(".")[0] for k in weights if k.startswith("linear_") and k.endswith(".w_0")},
+                       key=lambda n: int(n.split("_")[1]))
+        pairs = list(zip([m[0], m[2], m[4]], names))
     with torch.no_grad():
         for layer, p in pairs:  # Paddle stores [in, out]; torch [out, in]
             layer.weight.copy_(torch.from_numpy(weights[p + ".w_0"].T.copy()))
@@ -197,8 +200,8 @@ def ort_infer(prog, x, repeat, threads, work):
             return torch.softmax(self.m(x), -1)
     path = work / "mlp.onnx"
     if not path.exists():
-        torch.onnx.export(WithSoftmax(torch_model("mlp", prog["weights"])).eval(), torch.from_numpy(x), str(path),
-                          input_names=["x"], output_names=["probs"], dynamic_axes={"x": {0: "n"}})
+        torch.onnx.export(WithSoftmax(torch_model("mlp", prog["weights"])).eval(), (torch.from_numpy(x),), str(path),
+                          input_names=["x"], output_names=["probs"], dynamic_axes={"x": {0: "n"}}, dynamo=False)
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
