@@ -303,6 +303,18 @@ def main():
         results["workloads"][title] = entry
         rows.append((title, entry))
         print(f"done: {title}", file=sys.stderr)
+    # GEMM-bound work against the machine's practical peak, measured now: the
+    # batch-512 MLP step's GEMM FLOPs (forward, weight gradients, and input
+    # gradients of layers 2-3; the fed input needs none) over its time.
+    b512 = results["workloads"].get("MLP 784-512-256-10 train step, batch 512")
+    sgemm = ROOT / "build" / "bin" / "sgemm_rate"
+    if b512 and sgemm.exists():
+        peak = statistics.median(float(run([sgemm, 512, 512, 784, 50], env)) for _ in range(3))
+        layers = [(784, 512), (512, 256), (256, 10)]
+        flops = 2 * 512 * (2 * sum(i * o for i, o in layers) + sum(i * o for i, o in layers[1:]))
+        achieved = flops / (b512["fluidc"]["median"] / 1e3) / 1e9
+        results["gemm_bound"] = {"workload": "MLP train step, batch 512", "gflops": achieved,
+                                 "sgemm_gflops_512x512x784": peak, "fraction_of_peak": achieved / peak}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
     print(render_table(results))
@@ -321,6 +333,11 @@ def render_table(results):
         for peer in ("paddle", "torch", "onnxruntime"):
             row += [cell(e[peer]), f"{e[peer]['ratio']:.2f}x"] if peer in e else ["-", "-"]
         lines.append("| " + " | ".join(row) + " |")
+    if "gemm_bound" in results:
+        g = results["gemm_bound"]
+        lines += ["", f"GEMM-bound: fluidc's {g['workload']} runs at {g['gflops']:.1f} GFLOP/s (whole step, Adam "
+                      f"included) = {100 * g['fraction_of_peak']:.0f}% of oneDNN sgemm's "
+                      f"{g['sgemm_gflops_512x512x784']:.1f} GFLOP/s (512x512x784) measured in the same run"]
     lines.append("")
     lines.append("| workload | fluidc build (s) | binary (bytes) | start to first result (ms) | peak RSS (KiB) |")
     lines.append("|---|---|---|---|---|")

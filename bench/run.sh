@@ -4,7 +4,7 @@
 # usage: bash bench/run.sh [--reps N] [--threads N]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/tools/build.sh" fluidc > /dev/null
+"$root/tools/build.sh" fluidc sgemm_rate > /dev/null
 python3 -m pip install -q -r "$root/bench/requirements.txt"
 command -v /usr/bin/time > /dev/null || { sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo; $sudo apt-get install -y -qq time; }
 python3 "$root/bench/bench.py" "$@"
