@@ -23,25 +23,14 @@ class OptimizerPass {
   }
 
  private:
-  const pb::VarDesc* find(const pb::BlockDesc& b, const std::string& name) {
-    for (const auto& v : b.vars())
-      if (v.name() == name) return &v;
-    return nullptr;
-  }
-
   // A persistable variable in both programs, set to `value` by startup.
   std::string state_var(const std::string& name, const std::vector<int64_t>& dims, pb::VarType::Type dtype,
                         double value) {
     for (pb::BlockDesc* b : {&main_, &startup_}) {
-      if (find(*b, name)) continue;
-      auto* v = b->add_vars();
-      v->set_name(name);
-      v->set_persistable(true);
-      v->set_stop_gradient(true);
-      v->mutable_type()->set_type(pb::VarType::LOD_TENSOR);
-      auto* td = v->mutable_type()->mutable_lod_tensor()->mutable_tensor();
-      td->set_data_type(dtype);
-      for (int64_t d : dims) td->add_dims(d);
+      if (find_block_var(*b, name)) continue;
+      pb::VarDesc& v = add_tensor_var(*b, name, dtype, dims);
+      v.set_persistable(true);
+      v.set_stop_gradient(true);
     }
     pb::OpDesc fill;
     fill.set_type("fill_constant");
@@ -57,7 +46,7 @@ class OptimizerPass {
 
   // State shaped like the parameter.
   std::string like_param(const std::string& param, const std::string& suffix, double value) {
-    const pb::VarDesc* p = find(main_, param);
+    const pb::VarDesc* p = find_block_var(main_, param);
     const auto* td = tensor_desc(*p);
     return state_var(param + suffix, {td->dims().begin(), td->dims().end()}, td->data_type(), value);
   }
@@ -88,7 +77,7 @@ class OptimizerPass {
 
   // Every gradient times clip_norm / max(global_norm, clip_norm).
   ParamGrads clip_by_global_norm(const ParamGrads& params) {
-    const pb::VarDesc& p0 = *find(main_, params[0].first);
+    const pb::VarDesc& p0 = *find_block_var(main_, params[0].first);
     pb::VarDesc scalar = p0;
     auto* td = scalar.mutable_type()->mutable_lod_tensor()->mutable_tensor();
     td->clear_dims();
@@ -118,7 +107,7 @@ class OptimizerPass {
     append(std::move(div), "", "");
     ParamGrads clipped;
     for (const auto& [param, grad] : params) {
-      std::string g = temp(grad + "@CLIP", *find(main_, grad));
+      std::string g = temp(grad + "@CLIP", *find_block_var(main_, grad));
       pb::OpDesc mul = op_of("elementwise_mul", {{"X", {grad}}, {"Y", {factor}}}, g);
       ops::set_attr_int(mul, "axis", -1);
       append(std::move(mul), param, grad);
@@ -129,7 +118,7 @@ class OptimizerPass {
 
   // grad + coeff * param, as Paddle's L2Decay regularizer writes it.
   std::string with_l2(const std::string& param, const std::string& grad) {
-    const pb::VarDesc* g = find(main_, grad);
+    const pb::VarDesc* g = find_block_var(main_, grad);
     std::string decay = param + "@L2DECAY", sum = grad + "@L2";
     for (const std::string& name : {decay, sum}) {
       auto* v = main_.add_vars();
@@ -179,7 +168,7 @@ class OptimizerPass {
     } else {  // adam
       if (o_.weight_decay > 0) grad = with_l2(param, grad);
       std::string m1 = like_param(param, "_moment1_0", 0.0), m2 = like_param(param, "_moment2_0", 0.0);
-      const auto* td = tensor_desc(*find(main_, param));
+      const auto* td = tensor_desc(*find_block_var(main_, param));
       std::string b1 = state_var(param + "_beta1_pow_acc_0", {1}, td->data_type(), o_.beta1);
       std::string b2 = state_var(param + "_beta2_pow_acc_0", {1}, td->data_type(), o_.beta2);
       op.set_type("adam");

@@ -16,7 +16,6 @@
 namespace fluidc {
 namespace {
 
-bool holds_tensor(const pb::VarDesc& v) { return v.type().type() == pb::VarType::LOD_TENSOR; }
 bool holds_array(const pb::VarDesc& v) { return v.type().type() == pb::VarType::LOD_TENSOR_ARRAY; }
 
 // Where a variable lives. Block 0 of the main and the startup program share
@@ -108,7 +107,7 @@ class Emitter {
   void collect_vars(const Program& p, const std::string& prefix) {
     for (int b = 0; b < p.num_blocks(); ++b)
       for (const auto& v : p.block(b).vars())
-        if (holds_tensor(v) || holds_array(v))  // main's VarDesc wins: it is collected first
+        if (is_dense_tensor(v) || holds_array(v))  // main's VarDesc wins: it is collected first
           vars_.emplace(scope_key(prefix, b, v.name()), VarSlot{v.name(), b, &v});
   }
 

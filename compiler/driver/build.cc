@@ -109,7 +109,7 @@ Prepared prepare(const BuildOptions& o) {
   ProgramInfo info = analyze_program(main.program, o.train ? "" : o.loss, diags);
   for (const auto& name : o.fetch) {
     const pb::VarDesc* v = main.program.find_var(0, name);
-    if (!v || v->type().type() != pb::VarType::LOD_TENSOR)
+    if (!v || !is_dense_tensor(*v))
       diags.error(main.program.loc(0, -1, name), "--fetch names no tensor variable of block 0");
     else if (std::find(info.fetches.begin(), info.fetches.end(), name) == info.fetches.end())
       info.fetches.push_back(name);

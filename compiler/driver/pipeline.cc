@@ -36,7 +36,7 @@ void check_dataflow(const Program& prog, const ProgramInfo& info, Diagnostics& d
         for (const auto& name : in.arguments()) {
           if (is_empty_var_name(name) || defined.count(name)) continue;
           const pb::VarDesc* v = prog.find_var(0, name);
-          if (!v || v->type().type() != pb::VarType::LOD_TENSOR) continue;
+          if (!v || !is_dense_tensor(*v)) continue;
           diags.error(prog.loc(0, i, name),
                       fmt::format("input {} is read before any op writes it, and it is neither fed nor persistable",
                                   in.parameter()));

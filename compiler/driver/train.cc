@@ -13,12 +13,6 @@
 namespace fluidc {
 namespace {
 
-pb::VarDesc* find_var(pb::BlockDesc& b, const std::string& name) {
-  for (auto& v : *b.mutable_vars())
-    if (v.name() == name) return &v;
-  return nullptr;
-}
-
 // An exported inference program: its feed/fetch ops go (the trainer binds
 // data by variable name) and is_test attributes are switched off, which is
 // what changes behaviour for training (dropout, batch_norm, while).
@@ -35,17 +29,6 @@ void strip_inference(pb::BlockDesc& block) {
       if (a.name() == "is_test" && a.type() == pb::BOOLEAN) a.set_b(false);
 }
 
-pb::VarDesc& add_tensor_var(pb::BlockDesc& b, const std::string& name, pb::VarType::Type dtype,
-                            const std::vector<int64_t>& dims) {
-  auto* v = b.add_vars();
-  v->set_name(name);
-  v->mutable_type()->set_type(pb::VarType::LOD_TENSOR);
-  auto* td = v->mutable_type()->mutable_lod_tensor()->mutable_tensor();
-  td->set_data_type(dtype);
-  for (int64_t d : dims) td->add_dims(d);
-  return *v;
-}
-
 pb::OpDesc& add_op(pb::BlockDesc& b, const std::string& type) {
   auto* op = b.add_ops();
   op->set_type(type);
@@ -55,10 +38,10 @@ pb::OpDesc& add_op(pb::BlockDesc& b, const std::string& type) {
 
 // loss = mean(loss_fn(output, label)), with the ops Paddle's losses write.
 std::string build_loss(pb::BlockDesc& b, const std::string& origin, const TrainOptions& o) {
-  pb::VarDesc* out = find_var(b, o.loss);
+  pb::VarDesc* out = find_block_var(b, o.loss);
   if (!out || !tensor_desc(*out))
     user_error(fmt::format("{}: --loss {} is not a tensor variable of block 0", origin, o.loss));
-  if (find_var(b, o.label)) user_error(fmt::format("{}: --label {} already names a variable", origin, o.label));
+  if (find_block_var(b, o.label)) user_error(fmt::format("{}: --label {} already names a variable", origin, o.label));
   const auto* td = tensor_desc(*out);
   std::vector<int64_t> dims(td->dims().begin(), td->dims().end());
   std::string per_sample;

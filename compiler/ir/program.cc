@@ -192,6 +192,31 @@ Location Program::loc(int block, int op, const std::string& var) const {
   return l;
 }
 
+bool is_dense_tensor(const pb::VarDesc& var) { return var.type().type() == pb::VarType::LOD_TENSOR; }
+
+const pb::VarDesc* find_block_var(const pb::BlockDesc& block, const std::string& name) {
+  for (const auto& v : block.vars())
+    if (v.name() == name) return &v;
+  return nullptr;
+}
+
+pb::VarDesc* find_block_var(pb::BlockDesc& block, const std::string& name) {
+  for (auto& v : *block.mutable_vars())
+    if (v.name() == name) return &v;
+  return nullptr;
+}
+
+pb::VarDesc& add_tensor_var(pb::BlockDesc& block, const std::string& name, pb::VarType::Type dtype,
+                            const std::vector<int64_t>& dims) {
+  auto* v = block.add_vars();
+  v->set_name(name);
+  v->mutable_type()->set_type(pb::VarType::LOD_TENSOR);
+  auto* td = v->mutable_type()->mutable_lod_tensor()->mutable_tensor();
+  td->set_data_type(dtype);
+  for (int64_t d : dims) td->add_dims(d);
+  return *v;
+}
+
 bool is_empty_var_name(const std::string& name) { return name.empty() || name == "@EMPTY@"; }
 
 const pb::VarType::TensorDesc* tensor_desc(const pb::VarDesc& var) {

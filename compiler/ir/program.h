@@ -57,6 +57,18 @@ class Program {
   std::vector<std::map<std::string, int>> var_index_;
 };
 
+/// True for a variable holding one dense tensor (VarType LOD_TENSOR).
+bool is_dense_tensor(const pb::VarDesc& var);
+
+/// The variable `name` declared in `block` itself (no ancestors), or nullptr.
+const pb::VarDesc* find_block_var(const pb::BlockDesc& block, const std::string& name);
+pb::VarDesc* find_block_var(pb::BlockDesc& block, const std::string& name);
+
+/// Declares a dense-tensor variable in `block` and returns it for further
+/// flags (persistable, need_check_feed, ...).
+pb::VarDesc& add_tensor_var(pb::BlockDesc& block, const std::string& name, pb::VarType::Type dtype,
+                            const std::vector<int64_t>& dims);
+
 /// True for a name Paddle uses to mean "no variable" in an op slot.
 bool is_empty_var_name(const std::string& name);
 

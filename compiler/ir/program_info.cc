@@ -15,8 +15,6 @@ namespace {
 
 const std::string kGradSuffix = "@GRAD";
 
-bool holds_tensor(const pb::VarDesc& v) { return v.type().type() == pb::VarType::LOD_TENSOR; }
-
 // Feed and fetch ops carry their column; order by it so the binary's
 // feed/fetch order is the one Paddle's Executor would use.
 std::vector<std::string> by_column(const pb::BlockDesc& block, ops::Trait trait, bool outputs) {
@@ -43,7 +41,7 @@ std::vector<std::string> feeds_by_dataflow(const Program& prog) {
       for (const auto& name : in.arguments()) {
         if (is_empty_var_name(name) || written.count(name) || chosen.count(name)) continue;
         const pb::VarDesc* v = prog.find_var(0, name);
-        if (!v || v->persistable() || !holds_tensor(*v)) continue;
+        if (!v || v->persistable() || !is_dense_tensor(*v)) continue;
         chosen.insert(name);
         feeds.push_back(name);
       }
@@ -85,7 +83,7 @@ ProgramInfo analyze_program(const Program& prog, const std::string& loss_overrid
     info.loss = loss_override;
   }
   for (const auto& v : block.vars()) {
-    if (!v.persistable() || !holds_tensor(v)) continue;
+    if (!v.persistable() || !is_dense_tensor(v)) continue;
     info.persistables.push_back(v.name());
     if (params.count(v.name()) || v.is_parameter()) info.parameters.push_back(v.name());
   }

@@ -143,7 +143,7 @@ StepRecord step_record(const Program& prog, const std::vector<std::string>& xs, 
   StepRecord r;
   for (const auto& x : xs) {
     const pb::VarDesc* v = prog.find_var(while_block, x);
-    if (v && v->type().type() == pb::VarType::LOD_TENSOR && std::find(outs.begin(), outs.end(), x) != outs.end())
+    if (v && is_dense_tensor(*v) && std::find(outs.begin(), outs.end(), x) != outs.end())
       r.loop_vars.push_back(x);
   }
   for (int b = body; b < prog.num_blocks(); ++b) {
@@ -151,7 +151,7 @@ StepRecord step_record(const Program& prog, const std::vector<std::string>& xs, 
     for (int hops = 0; up > body && hops < prog.num_blocks(); ++hops) up = prog.parent_of(up);
     if (up != body || prog.block(b).forward_block_idx() >= 0) continue;
     for (const auto& v : prog.block(b).vars())
-      if (v.type().type() == pb::VarType::LOD_TENSOR) r.locals.emplace_back(b, v.name());
+      if (is_dense_tensor(v)) r.locals.emplace_back(b, v.name());
   }
   return r;
 }
