@@ -123,7 +123,6 @@ class Backward {
       path.push_back(i);
     }
     std::reverse(path.begin(), path.end());
-    reached_ = needed;
     return path;
   }
 
@@ -298,7 +297,7 @@ class Backward {
   const AutodiffOptions& opts_;
   Diagnostics& diags_;
   std::map<std::string, int> vars_;
-  std::set<std::string> requires_, reached_;
+  std::set<std::string> requires_;
   std::map<std::string, int> expected_;
   std::map<std::string, std::vector<std::string>> produced_;
   std::map<std::string, std::string> grads_;
