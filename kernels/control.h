@@ -1,9 +1,6 @@
 // kernels/control.h - what control flow needs at run time: conditions, increment, select, tensor arrays.
 #pragma once
 
-// Gradients through control flow are zero-filled and summed with these:
-#include "kernels/elementwise.h"
-#include "kernels/fill.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_array.h"
 

@@ -202,7 +202,7 @@ class Emitter {
     body << fmt::format("  g_current_op = &{};\n", site);
     EmitCtx ctx(
         p, b, op, *def, [&](int blk, const std::string& name) { return resolve(p, prefix, blk, name); },
-        [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs_ident, body, attrs_);
+        [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs_ident, body, attrs_, families_);
     if (def->emit_cpu) {
       def->emit_cpu(ctx);
       return;

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -19,9 +20,10 @@ class EmitCtx {
   using BlockNamer = std::function<std::string(int)>;
 
   EmitCtx(const Program& prog, int block, const pb::OpDesc& op, const ops::OpDef& def, Resolver resolve,
-          BlockNamer block_fn, std::string attrs_ident, std::ostringstream& body, std::ostringstream& globals)
+          BlockNamer block_fn, std::string attrs_ident, std::ostringstream& body, std::ostringstream& globals,
+          std::set<std::string>& families)
       : prog_(prog), block_(block), op_(op), def_(def), resolve_(std::move(resolve)), block_fn_(std::move(block_fn)),
-        attrs_ident_(std::move(attrs_ident)), body_(body), globals_(globals) {}
+        attrs_ident_(std::move(attrs_ident)), body_(body), globals_(globals), families_(families) {}
 
   const Program& program() const { return prog_; }
   int block() const { return block_; }
@@ -45,6 +47,9 @@ class EmitCtx {
   /// Namespace-scope definitions the op's code needs (state kept across
   /// runs); whole lines.
   std::ostringstream& globals() { return globals_; }
+  /// Makes the generated file include kernels/<family>.h, for hooks that
+  /// call kernels of another family than their op's.
+  void use_kernels(const std::string& family) { families_.insert(family); }
 
  private:
   const Program& prog_;
@@ -56,6 +61,7 @@ class EmitCtx {
   std::string attrs_ident_;
   std::ostringstream& body_;
   std::ostringstream& globals_;
+  std::set<std::string>& families_;
 };
 
 /// Writes the generic call `k::<type>(inputs..., outputs..., attrs);` for the

@@ -115,6 +115,7 @@ std::vector<std::pair<std::string, std::string>> input_grads(const pb::OpDesc& o
 void emit_conditional_block_grad(EmitCtx& c) {
   const int grad_block = static_cast<int>(attr_int(c.op(), "sub_block", -1));
   auto pairs = input_grads(c.op(), "Input");
+  c.use_kernels("fill");  // fill_zeros_like
   c.body() << fmt::format("  if ({}) {{\n    {}();\n", condition_expr(c), c.block_fn(grad_block));
   for (const auto& [in, grad] : pairs) {
     const std::string* inner = c.find_in(grad_block, in + kGrad);
@@ -204,6 +205,8 @@ void emit_while_grad(EmitCtx& c) {
   const auto outs = op_inputs(c.op(), "Out");
   StepRecord r = step_record(c.program(), xs, outs, c.block(), body);
   const std::string steps = steps_ident(c.op());
+  c.use_kernels("fill");         // fill_zeros_like
+  c.use_kernels("elementwise");  // summing gradients over steps
   const std::string stash = "stash_" + steps.substr(6);
   c.globals() << fmt::format("Tensor {}[{}];  // loop variables' final values while {} is replayed\n", stash,
                              std::max<size_t>(1, r.loop_vars.size()), steps);
