@@ -1,6 +1,7 @@
-// kernels/matmul.h - mul, matmul (v1) and matmul_v2 with their gradients; fp32 GEMMs run on oneDNN.
+// kernels/matmul.h - mul, matmul (v1) and matmul_v2 with their gradients over fluidc's own fp32 GEMM.
 //
-// fp32 goes through dnnl_sgemm; fp64 uses a plain loop (correct, not fast).
+// fp32 goes through a packed, register-tiled GEMM (kernels/cpu/sgemm.cc);
+// fp64 uses a plain loop (correct, not fast).
 // Any output may be the same object as an input: the product is then formed
 // in a scratch buffer and copied.
 #pragma once

@@ -209,7 +209,7 @@ void build_executable(const BuildOptions& o) {
   // The assembler resolves .incbin relative to -I directories.
   cmd.push_back("-Wa,-I" + dir.string());
   cmd.insert(cmd.end(), {"-o", fs::absolute(o.output).string(), "-L" + tc.lib_dir, "-lfluidc_kernels",
-                         "-lfluidc_runtime", "-ldnnl", "-lpthread"});
+                         "-lfluidc_runtime", "-lpthread"});
   int rc = run_command(cmd, o.verbose);
   if (temp) fs::remove_all(dir);
   if (rc != 0)
@@ -250,7 +250,7 @@ void emit_sources(const BuildOptions& o) {
                          "target_include_directories(model PRIVATE ${{FLUIDC_INCLUDE_DIR}})\n"
                          "target_compile_options(model PRIVATE $<$<COMPILE_LANGUAGE:ASM>:-Wa,-I${{CMAKE_CURRENT_SOURCE_DIR}}>)\n"
                          "target_link_directories(model PRIVATE ${{FLUIDC_LIB_DIR}})\n"
-                         "target_link_libraries(model PRIVATE fluidc_kernels fluidc_runtime dnnl pthread)\n",
+                         "target_link_libraries(model PRIVATE fluidc_kernels fluidc_runtime pthread)\n",
                          kFluidcVersion, tc.include_dir, tc.lib_dir, srcs));
 }
 

@@ -1,27 +1,11 @@
 // kernels/cpu/matmul.cc - mul, matmul, matmul_v2 and gradients: shape rules, then one batched GEMM core.
 #include "kernels/matmul.h"
 
-#include <oneapi/dnnl/dnnl.h>
-
-#include <cstdlib>
-
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/sgemm.h"
 
 namespace fluidc::kernels {
-namespace {
-
-// oneDNN reports every JIT-compiled kernel to VTune's ITT interface by
-// default; outside a profiler that costs about half of a short run (measured
-// with perf: __itt_pt_write at 50% of a batch-256 inference). Switch it off
-// once, before the first GEMM. DNNL_JIT_PROFILE in the environment still
-// turns it back on for profiling.
-const bool kJitProfilingOff = [] {
-  if (!std::getenv("DNNL_JIT_PROFILE")) dnnl_set_jit_profiling_flags(0);
-  return true;
-}();
-
-}  // namespace
 
 using namespace detail;
 
@@ -49,46 +33,51 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void row_times_matr
   }
 }
 
-/// Row-major C[M,N] = alpha * op(A) @ op(B) + beta * C with dense operands
-/// (op(A) is [M,K], op(B) is [K,N]; leading dims follow from the flags).
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
-          const float* B, float beta, float* C) {
-  if (M == 0 || N == 0) return;
-  if (K == 0) {  // nothing to multiply; BLAS semantics say C = beta * C
-    for (int64_t i = 0; i < M * N; ++i) C[i] = beta == 0.0f ? 0.0f : beta * C[i];
-    return;
-  }
-  // A single row times a row-major matrix (batch-1 inference) is bandwidth
-  // bound: a plain loop keeps up with oneDNN's kernel and, unlike it, needs
-  // no JIT code generation on first use (~15 ms of a process's start).
-  if (M == 1 && !tb) {
-    row_times_matrix(N, K, alpha, A, B, beta, C);
-    return;
-  }
-  dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, ta ? M : K, B,
-                                tb ? K : N, beta, C, N);
-  if (st != dnnl_success)
-    rt::fail(fmt::format("oneDNN sgemm failed with status {} (M={}, N={}, K={})", static_cast<int>(st),
-                         M, N, K));
-}
-
-/// fp64 has no oneDNN GEMM; a straightforward i-p-j loop keeps the inner
-/// loop contiguous in C (and in B when it is not transposed).
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A,
-          const double* B, double beta, double* C) {
-  for (int64_t i = 0; i < M * N; ++i) C[i] = beta == 0.0 ? 0.0 : beta * C[i];
+/// Row-major C[M,N] = alpha * op(A) @ op(B) + beta * C by the definition:
+/// an i-p-j loop that keeps the inner loop contiguous in C (and in B when it
+/// is not transposed). For fp64 (no fast path) and products too small for
+/// packing to pay.
+template <class T>
+void direct_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, const T* B, T beta,
+                 T* C) {
+  for (int64_t i = 0; i < M * N; ++i) C[i] = beta == T(0) ? T(0) : beta * C[i];
   for (int64_t i = 0; i < M; ++i) {
-    double* c = C + i * N;
+    T* c = C + i * N;
     for (int64_t p = 0; p < K; ++p) {
-      const double a = alpha * (ta ? A[p * M + i] : A[i * K + p]);
+      const T a = alpha * (ta ? A[p * M + i] : A[i * K + p]);
       if (tb) {
         for (int64_t j = 0; j < N; ++j) c[j] += a * B[j * K + p];
       } else {
-        const double* b = B + p * N;
+        const T* b = B + p * N;
         for (int64_t j = 0; j < N; ++j) c[j] += a * b[j];
       }
     }
   }
+}
+
+/// Dense row-major operands (op(A) is [M,K], op(B) is [K,N]; leading dims
+/// follow from the flags).
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, const float* B,
+          float beta, float* C) {
+  if (M == 0 || N == 0) return;
+  // A single row times a row-major matrix (batch-1 inference) is bandwidth
+  // bound: nothing to gain from packing.
+  if (M == 1 && !tb) {
+    row_times_matrix(N, K, alpha, A, B, beta, C);
+    return;
+  }
+  // Below a few thousand multiply-adds (fit_a_line's 20x13 @ 13x1) packing
+  // and padding to 8x32 tiles would cost more than the product.
+  if (M * N * K <= 4096) {
+    direct_gemm(ta, tb, M, N, K, alpha, A, B, beta, C);
+    return;
+  }
+  packed_sgemm(ta, tb, M, N, K, alpha, A, ta ? M : K, B, tb ? K : N, beta, C, N);
+}
+
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, const double* B,
+          double beta, double* C) {
+  direct_gemm(ta, tb, M, N, K, alpha, A, B, beta, C);
 }
 
 /// One GEMM per point of a batch index space. Operand k of the space is

@@ -88,7 +88,7 @@ TEST_CASE("mul flattens at num_col_dims", "[matmul][mul]") {
   }
 }
 
-TEST_CASE("oneDNN sgemm agrees with a double reference on odd sizes", "[matmul]") {
+TEST_CASE("fp32 GEMM agrees with a double reference on odd sizes", "[matmul]") {
   std::mt19937 rng(3);
   Tensor a = random(Shape{37, 53}, DType::kFP32, rng);
   Tensor b = random(Shape{53, 29}, DType::kFP32, rng);

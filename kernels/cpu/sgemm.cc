@@ -1,0 +1,188 @@
+// kernels/cpu/sgemm.cc - packed fp32 GEMM (Goto/BLIS blocking) with a register-tiled micro-kernel.
+//
+// Why our own: oneDNN's sgemm generates its kernels with a JIT on first use,
+// ~100 ms of a fresh process (measured with perf on the batch-256 MLP
+// inference: most of the first run inside libdnnl's code generator). This
+// one is compiled ahead of time for AVX-512, AVX2+FMA and baseline x86-64
+// (the loader picks one), so a binary's first product runs at full speed.
+//
+// Structure: op(B) is packed into panels of kNR columns and op(A) into
+// panels of kMR rows, per kKC-deep slice of K, so the micro-kernel reads
+// both operands contiguously; it keeps a kMR x kNR tile of C in registers
+// for the whole slice and touches C once per slice.
+#include "kernels/cpu/sgemm.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace fluidc::kernels::detail {
+namespace {
+
+typedef float v16 __attribute__((vector_size(64)));
+typedef float v16u __attribute__((vector_size(64), aligned(4)));  // same, at any float address
+
+constexpr int kMR = 8;         // rows of the register tile: 8 x 2 accumulators (batch sizes are multiples of 8)
+constexpr int kNR = 32;        // columns of the register tile: two 16-float vectors
+constexpr int64_t kKC = 256;   // K slice: a kKC x kNR panel of B (32 KiB) stays in L1
+constexpr int64_t kMC = 16 * kMR;  // rows of A packed at once (kMC x kKC = 128 KiB, in L2); whole panels
+constexpr int64_t kNC = 2048;  // columns of B packed at once (2 MiB, in L3)
+
+/// op(A)[i0:i0+mc, k0:k0+kc] -> panels of kMR rows, each stored k-major
+/// (kMR values per k); rows past mc are zero so the kernel needs no tail.
+inline void pack_a(bool ta, const float* A, int64_t lda, int64_t i0, int64_t mc, int64_t k0, int64_t kc,
+                   float* out) {
+  for (int64_t ip = 0; ip < mc; ip += kMR, out += kMR * kc) {
+    const int64_t h = std::min<int64_t>(kMR, mc - ip);
+    if (ta) {  // op(A)[i,k] = A[k,i]: a k-row of the panel is contiguous in A
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* a = A + (k0 + k) * lda + i0 + ip;
+        float* o = out + k * kMR;
+        for (int64_t i = 0; i < h; ++i) o[i] = a[i];
+        for (int64_t i = h; i < kMR; ++i) o[i] = 0.0f;
+      }
+      continue;
+    }
+    for (int64_t i = 0; i < kMR; ++i) {  // read rows of A contiguously, write the panel strided
+      const float* a = A + (i0 + ip + i) * lda + k0;
+      float* o = out + i;
+      if (i < h) {
+#pragma clang loop vectorize(disable)  // a vectorised strided store is a scatter: slower than scalar
+        for (int64_t k = 0; k < kc; ++k) o[k * kMR] = a[k];
+      } else {
+#pragma clang loop vectorize(disable)
+        for (int64_t k = 0; k < kc; ++k) o[k * kMR] = 0.0f;
+      }
+    }
+  }
+}
+
+/// op(B)[k0:k0+kc, j0:j0+nc] -> panels of kNR columns, each stored k-major
+/// (kNR values per k); columns past nc are zero.
+inline void pack_b(bool tb, const float* B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
+                   float* out) {
+  for (int64_t jp = 0; jp < nc; jp += kNR, out += kNR * kc) {
+    const int64_t w = std::min<int64_t>(kNR, nc - jp);
+    if (tb) {  // op(B)[k,j] = B[j,k]: kNR rows of B are read side by side, each cache line over 16 k
+      const float* b = B + (j0 + jp) * ldb + k0;
+      for (int64_t k = 0; k < kc; ++k) {
+        float* o = out + k * kNR;
+#pragma clang loop vectorize(disable)  // a vectorised strided load is a gather: slower than scalar
+        for (int64_t j = 0; j < w; ++j) o[j] = b[j * ldb + k];
+        for (int64_t j = w; j < kNR; ++j) o[j] = 0.0f;
+      }
+    } else {
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* b = B + (k0 + k) * ldb + j0 + jp;
+        float* o = out + k * kNR;
+        if (w == kNR) {  // the common case: two vector copies
+          reinterpret_cast<v16*>(o)[0] = *reinterpret_cast<const v16u*>(b);
+          reinterpret_cast<v16*>(o)[1] = *reinterpret_cast<const v16u*>(b + 16);
+          continue;
+        }
+        for (int64_t j = 0; j < w; ++j) o[j] = b[j];
+        for (int64_t j = w; j < kNR; ++j) o[j] = 0.0f;
+      }
+    }
+  }
+}
+
+/// C[mr, nr] = alpha * (packed A panel @ B panel) + beta * C, for a tile of
+/// at most kMR x kNR (mr/nr below that at the matrix's edges). The B panel's
+/// rows are ldbp floats apart: kNR when packed, B's own stride when read in
+/// place.
+__attribute__((always_inline)) inline void micro_kernel(int64_t kc, const float* a, const float* b,
+                                                        int64_t ldbp, float* c, int64_t ldc, int64_t mr,
+                                                        int64_t nr, float alpha, float beta) {
+  v16 acc[kMR][2] = {};
+  for (int64_t k = 0; k < kc; ++k, a += kMR, b += ldbp) {
+    const v16 b0 = *reinterpret_cast<const v16u*>(b);
+    const v16 b1 = *reinterpret_cast<const v16u*>(b + 16);
+    __builtin_prefetch(b + kNR);  // B read in place: the next panel's row (a no-op cost when packed)
+    __builtin_prefetch(b + kNR + 16);
+#pragma clang loop unroll(full)  // the accumulators must live in registers
+    for (int i = 0; i < kMR; ++i) {
+      acc[i][0] += a[i] * b0;
+      acc[i][1] += a[i] * b1;
+    }
+  }
+  if (mr == kMR && nr == kNR) {
+#pragma clang loop unroll(full)
+    for (int i = 0; i < kMR; ++i)
+      for (int h = 0; h < 2; ++h) {
+        v16u* p = reinterpret_cast<v16u*>(c + i * ldc + 16 * h);
+        *p = beta == 0.0f ? alpha * acc[i][h] : alpha * acc[i][h] + beta * *p;
+      }
+    return;
+  }
+  alignas(64) float tile[kMR][kNR];
+  std::memcpy(tile, acc, sizeof tile);
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < nr; ++j) {
+      float& dst = c[i * ldc + j];
+      dst = beta == 0.0f ? alpha * tile[i][j] : alpha * tile[i][j] + beta * dst;
+    }
+}
+
+/// 64-byte-aligned float scratch that grows and is kept (one per thread).
+struct PackBuffer {
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float, Free> data;
+  int64_t size = 0;
+  float* get(int64_t n) {
+    if (n > size) {
+      data.reset(static_cast<float*>(std::aligned_alloc(64, ((n * sizeof(float) + 63) / 64) * 64)));
+      size = n;
+    }
+    return data.get();
+  }
+};
+
+__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void sgemm_blocked(
+    bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+    const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  thread_local PackBuffer a_buf, b_buf;
+  float* ap = a_buf.get(kMC * kKC);
+  float* bp = b_buf.get(kKC * ((std::min(N, kNC) + kNR - 1) / kNR) * kNR);
+  for (int64_t jc = 0; jc < N; jc += kNC) {
+    const int64_t nc = std::min(kNC, N - jc);
+    for (int64_t pc = 0; pc < K; pc += kKC) {
+      const int64_t kc = std::min(kKC, K - pc);
+      // With few rows of A, packing B costs as much as the product: full
+      // panels of an untransposed B are then read in place and only the
+      // ragged last panel is packed (zero padding keeps the kernel simple).
+      const bool b_in_place = !tb && M <= kMC;
+      const int64_t full = b_in_place ? nc / kNR * kNR : 0;
+      pack_b(tb, B, ldb, pc, kc, jc + full, nc - full, bp);
+      const float slice_beta = pc == 0 ? beta : 1.0f;  // later slices add to the first's result
+      for (int64_t ic = 0; ic < M; ic += kMC) {
+        const int64_t mc = std::min(kMC, M - ic);
+        pack_a(ta, A, lda, ic, mc, pc, kc, ap);
+        for (int64_t jr = 0; jr < nc; jr += kNR) {
+          const bool direct = jr < full;
+          const float* b = direct ? B + pc * ldb + jc + jr : bp + (jr - full) * kc;
+          for (int64_t ir = 0; ir < mc; ir += kMR)
+            micro_kernel(kc, ap + ir * kc, b, direct ? ldb : kNR, C + (ic + ir) * ldc + jc + jr, ldc,
+                         std::min<int64_t>(kMR, mc - ir), std::min<int64_t>(kNR, nc - jr), alpha, slice_beta);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                  int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {  // nothing to multiply: C = beta * C
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+    return;
+  }
+  sgemm_blocked(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+}  // namespace fluidc::kernels::detail
