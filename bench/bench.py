@@ -1,48 +1,49 @@
 #!/usr/bin/env python3
 # bench/bench.py - fluidc side by side with Paddle's Executor, PyTorch eager and ONNX Runtime on the same
 # models, weights and data, in one run: medians of several repetitions, min-max, ratios (peer / fluidc).
+# The models and their rows are in bench/workloads.py; this file is the model-independent harness.
 # Run it through bench/run.sh, which installs the Python peers and builds fluidc first.
 import argparse, json, os, platform, re, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 import numpy as np
 
+from workloads import MODELS
+
 ROOT = Path(__file__).resolve().parent.parent
 FLUIDC = ROOT / "build" / "bin" / "fluidc"
+LOSS_RTOL = 1e-4  # first-step losses of the systems must agree this closely: else it is not one model
 
 
 def median_minmax(xs):
     return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "runs": len(xs)}
 
 
-# ---------------------------------------------------------------- models (written by Paddle)
+def run(cmd, env=None):
+    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=env).stdout
 
-def paddle_programs(kind, batch, work):
-    """Writes main/startup (training) or an inference model for `kind`; returns paths and metadata."""
+
+def available(module):
+    try:
+        __import__(module)
+        return True
+    except Exception:
+        return False
+
+
+# ---------------------------------------------------------------- programs (written by Paddle)
+
+def paddle_programs(model, work):
+    """Writes the model's main/startup programs, their initial weights and (if it has an inference
+    output) an inference model; returns their paths, the loss name, the weights and the programs."""
     import paddle
-    import paddle.nn.functional as F
     paddle.enable_static()
     paddle.seed(7)
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup), paddle.utils.unique_name.guard():
-        if kind == "fit_a_line":
-            x = paddle.static.data("x", [-1, 13], "float32")
-            y = paddle.static.data("y", [-1, 1], "float32")
-            pred = paddle.static.nn.fc(x, 1)
-            loss = paddle.mean(F.square_error_cost(pred, y))
-            paddle.optimizer.SGD(learning_rate=0.001).minimize(loss)
-            feeds = {"x": ("float32", 13), "y": ("float32", 1)}
-        else:
-            x = paddle.static.data("x", [-1, 784], "float32")
-            label = paddle.static.data("label", [-1, 1], "int64")
-            h = F.relu(paddle.nn.Linear(784, 512)(x))
-            h = F.relu(paddle.nn.Linear(512, 256)(h))
-            logits = paddle.nn.Linear(256, 10)(h)
-            probs = F.softmax(logits)
-            loss = paddle.mean(F.cross_entropy(logits, label))
-            infer = main.clone(for_test=True)
-            paddle.optimizer.Adam(learning_rate=0.001).minimize(loss)
-            feeds = {"x": ("float32", 784), "label": ("int64", 1)}
+        loss, infer_out = model.paddle_forward()
+        infer = main.clone(for_test=True) if infer_out is not None else None  # before the backward exists
+        model.paddle_optimizer().minimize(loss)
     exe = paddle.static.Executor(paddle.CPUPlace())
     scope = paddle.static.Scope()
     with paddle.static.scope_guard(scope):
@@ -52,92 +53,73 @@ def paddle_programs(kind, batch, work):
                                    filename="init.pdiparams")
         weights = {n: np.array(scope.find_var(n).get_tensor()) for n in persist}
         out = {"main": work / "main.pdmodel", "startup": work / "startup.pdmodel", "loss": loss.name,
-               "feeds": feeds, "weights": weights, "init": work / "init.pdiparams", "paddle": (main, startup)}
+               "weights": weights, "init": work / "init.pdiparams", "paddle": (main, startup)}
         out["main"].write_bytes(main.desc.serialize_to_string())
         out["startup"].write_bytes(startup.desc.serialize_to_string())
-        if kind == "mlp":
-            prefix = str(work / "infer")
-            paddle.static.save_inference_model(prefix, [x], [probs], exe, program=infer)
+        if infer is not None:
+            feed = main.global_block().var(model.infer_input)
+            paddle.static.save_inference_model(str(work / "infer"), [feed], [infer_out], exe, program=infer)
             out["infer"] = (work / "infer.pdmodel", work / "infer.pdiparams")
     return out
 
 
-def make_data(feeds, rows, seed=0):
-    rng = np.random.default_rng(seed)
-    data = {}
-    for name, (dtype, width) in feeds.items():
-        data[name] = (rng.integers(0, 10, (rows, 1)).astype(np.int64) if dtype == "int64"
-                      else rng.standard_normal((rows, width)).astype(np.float32))
-    return data
+# ---------------------------------------------------------------- training, per system
 
-
-# ---------------------------------------------------------------- systems
-
-def run(cmd, env=None):
-    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=env).stdout
-
-
-def fluidc_train(prog, data, batch, steps, work, env):
-    exe = work / "trainer"
+def fluidc_build(args, exe):
     t0 = time.perf_counter()
-    run([FLUIDC, "build", prog["main"], "--startup", prog["startup"], "-o", exe])
-    build_s = time.perf_counter() - t0
-    # Two logging intervals of `steps` steps over the data twice: the second
-    # interval's rate is the steady state (the first pays oneDNN's JIT and
-    # first-touch page faults, which the peers' warm-up step also excludes).
-    args = [exe, "--params", prog["init"], "--batch-size", batch, "--steps", 2 * steps, "--no-shuffle",
-            "--log-every", steps]
+    run([FLUIDC, "build", *args, "-o", exe])
+    return time.perf_counter() - t0
+
+
+def trainer_args(exe, prog, data, batch, steps, work):
+    args = [exe, "--params", prog["init"], "--batch-size", batch, "--steps", steps, "--no-shuffle"]
     for name, arr in data.items():
         np.save(work / f"{name}.npy", arr)
         args += ["--data", f"{name}={work / (name + '.npy')}"]
-    out = run(args, env)
+    return args
+
+
+def fluidc_train(exe, prog, data, batch, steps, work, env):
+    # Two logging intervals of `steps` steps over the data twice: the second
+    # interval's rate is the steady state (the first pays oneDNN's JIT and
+    # first-touch page faults, which the peers' warm-up step also excludes).
+    out = run(trainer_args(exe, prog, data, batch, 2 * steps, work) + ["--log-every", steps], env)
     rate = float(re.findall(r"([0-9.]+) steps/s", out.split("done:")[0])[-1])
-    return 1e3 / rate, build_s, exe
+    return 1e3 / rate
 
 
-def paddle_train(prog, data, batch, steps, threads):
+def fluidc_first_loss(exe, prog, data, batch, work, env):
+    run(trainer_args(exe, prog, data, batch, 1, work) + ["--losses-out", work / "losses.npy"], env)
+    return float(np.load(work / "losses.npy")[0])
+
+
+def paddle_train(prog, data, batch, steps):
+    """(ms per step over `steps` timed steps or None for 0, the warm-up step's loss).  The warm-up pays
+    program preparation; it starts from the weights fluidc and PyTorch get, so its loss is comparable."""
     import paddle
     main, startup = prog["paddle"]
-    exe = paddle.static.Executor(paddle.CPUPlace())
-    with paddle.static.scope_guard(paddle.static.Scope()):
-        exe.run(startup)
-        feeds = [{k: v[i * batch:(i + 1) * batch] for k, v in data.items()} for i in range(steps)]
-        exe.run(main, feed=feeds[0], fetch_list=[prog["loss"]])  # warm-up: program preparation
+    exe, scope = paddle.static.Executor(paddle.CPUPlace()), paddle.static.Scope()
+    with paddle.static.scope_guard(scope):
+        exe.run(startup)  # creates every persistable (optimizer state too) ...
+        for name, arr in prog["weights"].items():  # ... but a second startup run draws other weights
+            scope.find_var(name).get_tensor().set(arr, paddle.CPUPlace())
+        feeds = [{k: v[i * batch:(i + 1) * batch] for k, v in data.items()} for i in range(max(steps, 1))]
+        first = exe.run(main, feed=feeds[0], fetch_list=[prog["loss"]])[0]
+        if not steps:
+            return None, float(first)
         t0 = time.perf_counter()
         for f in feeds:
             exe.run(main, feed=f, fetch_list=[prog["loss"]])
-        return (time.perf_counter() - t0) / steps * 1e3
+        return (time.perf_counter() - t0) / steps * 1e3, float(first)
 
 
-def torch_model(kind, weights):
+def torch_train(model, prog, data, batch, steps):
+    """As paddle_train, for the model's PyTorch module, loss and optimizer."""
     import torch
-    if kind == "fit_a_line":
-        m = torch.nn.Linear(13, 1)
-        pairs = [(m, "fc_0")]
-    else:
-        m = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256),
-                                torch.nn.ReLU(), torch.nn.Linear(256, 10))
-        # Paddle numbers layers with gaps (linear_0, linear_2, ...): take its weights in order.
-        names = sorted({k.split(".")[0] for k in weights if k.startswith("linear_") and k.endswith(".w_0")},
-                       key=lambda n: int(n.split("_")[1]))
-        pairs = list(zip([m[0], m[2], m[4]], names))
-    with torch.no_grad():
-        for layer, p in pairs:  # Paddle stores [in, out]; torch [out, in]
-            layer.weight.copy_(torch.from_numpy(weights[p + ".w_0"].T.copy()))
-            layer.bias.copy_(torch.from_numpy(weights[p + ".b_0"]))
-    return m
-
-
-def torch_train(kind, prog, data, batch, steps):
-    import torch
-    m = torch_model(kind, prog["weights"])
-    if kind == "fit_a_line":
-        opt, loss_fn = torch.optim.SGD(m.parameters(), lr=0.001), torch.nn.MSELoss()
-        ys = [torch.from_numpy(data["y"][i * batch:(i + 1) * batch]) for i in range(steps)]
-    else:
-        opt, loss_fn = torch.optim.Adam(m.parameters(), lr=0.001), torch.nn.CrossEntropyLoss()
-        ys = [torch.from_numpy(data["label"][i * batch:(i + 1) * batch, 0]) for i in range(steps)]
-    xs = [torch.from_numpy(data["x"][i * batch:(i + 1) * batch]) for i in range(steps)]
+    m = model.torch_module(prog["weights"])
+    opt, loss_fn = model.torch_optimizer(m.parameters()), model.torch_loss()
+    batches = [model.torch_batch({k: v[i * batch:(i + 1) * batch] for k, v in data.items()})
+               for i in range(max(steps, 1))]
 
     def step(x, y):
         opt.zero_grad()
@@ -145,21 +127,33 @@ def torch_train(kind, prog, data, batch, steps):
         loss.backward()
         opt.step()
         return loss.item()
-    step(xs[0], ys[0])
+    first = step(*batches[0])
+    if not steps:
+        return None, first
     t0 = time.perf_counter()
-    for x, y in zip(xs, ys):
+    for x, y in batches:
         step(x, y)
-    return (time.perf_counter() - t0) / steps * 1e3
+    return (time.perf_counter() - t0) / steps * 1e3, first
 
 
-def fluidc_infer(prog, x, repeat, work, env):
-    exe = work / "infer"
-    t0 = time.perf_counter()
-    run([FLUIDC, "build", prog["infer"][0], "--params", prog["infer"][1], "-o", exe])
-    build_s = time.perf_counter() - t0
+def check_same_model(title, losses):
+    """Fails the run unless every system's first step (same weights, same batch) gives fluidc's loss:
+    a mismatch means the peers are not running the model fluidc compiled, so no ratio would mean much."""
+    ref = losses["fluidc"]
+    print(f"check: {title}: first-step loss " + ", ".join(f"{k} {v:.7g}" for k, v in losses.items()),
+          file=sys.stderr)
+    bad = [k for k, v in losses.items() if not abs(v - ref) <= LOSS_RTOL * max(abs(v), abs(ref))]
+    if bad:
+        raise SystemExit(f"FAILED: {title}: first-step loss of {', '.join(bad)} differs from fluidc's {ref:.7g} "
+                         f"by more than {LOSS_RTOL} relative: {losses}")
+
+
+# ---------------------------------------------------------------- inference, per system
+
+def fluidc_infer(exe, x, repeat, work, env):
     np.save(work / "x.npy", x)
     out = run([exe, "--feed", f"x={work / 'x.npy'}", "--repeat", repeat], env)
-    return float(re.search(r"median ([0-9.]+) ms", out).group(1)), build_s, exe
+    return float(re.search(r"median ([0-9.]+) ms", out).group(1))
 
 
 def paddle_infer(prog, x, repeat):
@@ -176,34 +170,34 @@ def paddle_infer(prog, x, repeat):
         return statistics.median(times)
 
 
-def torch_infer(prog, x, repeat):
+def torch_infer(model, prog, x, repeat):
     import torch
-    m = torch_model("mlp", prog["weights"]).eval()
+    m = model.torch_module(prog["weights"]).eval()
     t = torch.from_numpy(x)
     times = []
     with torch.no_grad():
-        torch.softmax(m(t), -1)
+        model.torch_predict(m, t)
         for _ in range(repeat):
             t0 = time.perf_counter()
-            torch.softmax(m(t), -1)
+            model.torch_predict(m, t)
             times.append((time.perf_counter() - t0) * 1e3)
     return statistics.median(times)
 
 
-def ort_infer(prog, x, repeat, threads, work):
+def ort_infer(model, prog, x, repeat, threads, work):
     import onnxruntime as ort
     import torch
 
-    class WithSoftmax(torch.nn.Module):
+    class Predict(torch.nn.Module):  # exports torch_predict whole (e.g. the MLP's softmax too)
         def __init__(self, m):
             super().__init__()
             self.m = m
 
         def forward(self, x):
-            return torch.softmax(self.m(x), -1)
-    path = work / "mlp.onnx"
+            return model.torch_predict(self.m, x)
+    path = work / f"{model.name}.onnx"
     if not path.exists():
-        torch.onnx.export(WithSoftmax(torch_model("mlp", prog["weights"])).eval(), (torch.from_numpy(x),), str(path),
+        torch.onnx.export(Predict(model.torch_module(prog["weights"])).eval(), (torch.from_numpy(x),), str(path),
                           input_names=["x"], output_names=["probs"], dynamic_axes={"x": {0: "n"}}, dynamo=False)
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
@@ -218,15 +212,63 @@ def ort_infer(prog, x, repeat, threads, work):
     return statistics.median(times)
 
 
-def available(module):
-    try:
-        __import__(module)
-        return True
-    except Exception:
-        return False
-
-
 # ---------------------------------------------------------------- the run
+
+def measure(model, r, prog, work, args, env, have):
+    """Times one row `r` of `model` on every system; returns (times per system, extra)."""
+    times = {"fluidc": [], "paddle": [], "torch": [], "onnxruntime": []}
+    extra = {}
+    exe = work / ("trainer" if r.mode == "train" else "infer")
+    for rep in range(args.reps):
+        rng = np.random.default_rng(rep)
+        if r.mode == "train":
+            data = model.data(r.batch * r.steps, rng)
+            build_s = fluidc_build([prog["main"], "--startup", prog["startup"]], exe)
+            if rep == 0:  # before any timing: is this one model on all systems?
+                losses = {"fluidc": fluidc_first_loss(exe, prog, data, r.batch, work, env),
+                          "paddle": paddle_train(prog, data, r.batch, 0)[1]}
+                if have["torch"]:
+                    losses["torch"] = torch_train(model, prog, data, r.batch, 0)[1]
+                check_same_model(r.title, losses)
+            times["fluidc"].append(fluidc_train(exe, prog, data, r.batch, r.steps, work, env))
+            times["paddle"].append(paddle_train(prog, data, r.batch, min(r.steps, 200))[0])
+            if have["torch"]:
+                times["torch"].append(torch_train(model, prog, data, r.batch, min(r.steps, 500))[0])
+        else:
+            x = model.data(r.batch, rng)[model.infer_input]
+            build_s = fluidc_build([prog["infer"][0], "--params", prog["infer"][1]], exe)
+            times["fluidc"].append(fluidc_infer(exe, x, r.steps, work, env))
+            times["paddle"].append(paddle_infer(prog, x, min(r.steps, 300)))
+            if have["torch"]:
+                times["torch"].append(torch_infer(model, prog, x, r.steps))
+            if have["torch"] and have["onnxruntime"]:
+                times["onnxruntime"].append(ort_infer(model, prog, x, r.steps, args.threads, work))
+        extra.setdefault("fluidc_build_s", []).append(build_s)
+    extra["binary_bytes"] = exe.stat().st_size
+    if r.mode == "infer":
+        # Start to first result: a fresh process, params embedded, one run.
+        starts = []
+        for _ in range(args.reps):
+            t0 = time.perf_counter()
+            run([exe, "--feed", f"x={work / 'x.npy'}"], env)
+            starts.append((time.perf_counter() - t0) * 1e3)
+        extra["start_to_result_ms"] = median_minmax(starts)
+        out = subprocess.run(["/usr/bin/time", "-f", "%M", str(exe), "--feed", f"x={work / 'x.npy'}"],
+                             capture_output=True, text=True, env=env)
+        extra["peak_rss_kib"] = int(out.stderr.strip().splitlines()[-1]) if out.returncode == 0 else None
+    return times, extra
+
+
+def gemm_bound(model, r, entry, env):
+    """GEMM-bound work against the machine's practical peak, measured now: the row's GEMM FLOPs over its
+    fluidc time, next to oneDNN sgemm's rate on the model's own GEMM shape."""
+    flops, (m, n, k) = model.gemm(r.batch)
+    sgemm = ROOT / "build" / "bin" / "sgemm_rate"
+    peak = statistics.median(float(run([sgemm, m, n, k, 50], env)) for _ in range(3))
+    achieved = flops / (entry["fluidc"]["median"] / 1e3) / 1e9
+    return {"workload": r.gemm_bound, "gflops": achieved, f"sgemm_gflops_{m}x{n}x{k}": peak,
+            "fraction_of_peak": achieved / peak}
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -238,83 +280,37 @@ def main():
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import paddle
     paddle.set_flags({"FLAGS_use_mkldnn": False})
-    have_torch, have_ort = available("torch"), available("onnxruntime")
-    if have_torch:
+    have = {m: available(m) for m in ("torch", "onnxruntime")}
+    if have["torch"]:
         import torch
         torch.set_num_threads(args.threads)
-    rows, results = [], {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-                         "threads": args.threads, "paddle": paddle.__version__,
-                         "torch": __import__("torch").__version__ if have_torch else None,
-                         "onnxruntime": __import__("onnxruntime").__version__ if have_ort else None,
-                         "workloads": {}}
+    results = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+               "threads": args.threads, "paddle": paddle.__version__,
+               "torch": __import__("torch").__version__ if have["torch"] else None,
+               "onnxruntime": __import__("onnxruntime").__version__ if have["onnxruntime"] else None,
+               "workloads": {}}
     work_root = Path(tempfile.mkdtemp(prefix="fluidc-bench-"))
-    workloads = [("fit_a_line train step, batch 20", "fit_a_line", "train", 20, 2000),
-                 ("MLP 784-512-256-10 train step, batch 64", "mlp", "train", 64, 100),
-                 ("MLP 784-512-256-10 train step, batch 512", "mlp", "train", 512, 20),
-                 ("MLP inference, batch 1", "mlp", "infer", 1, 2000),
-                 ("MLP inference, batch 256", "mlp", "infer", 256, 100)]
-    progs = {}
-    for title, kind, mode, batch, steps in workloads:
-        work = work_root / f"{kind}_{mode}_{batch}"
-        work.mkdir()
-        if kind not in progs:
-            pw = work_root / f"prog_{kind}"
-            pw.mkdir()
-            progs[kind] = paddle_programs(kind, batch, pw)
-        prog = progs[kind]
-        times = {"fluidc": [], "paddle": [], "torch": [], "onnxruntime": []}
-        extra = {}
-        for rep in range(args.reps):
-            if mode == "train":
-                data = make_data(prog["feeds"], batch * steps, seed=rep)
-                ms, build_s, exe = fluidc_train(prog, data, batch, steps, work, env)
-                times["fluidc"].append(ms)
-                times["paddle"].append(paddle_train(prog, data, batch, min(steps, 200), args.threads))
-                if have_torch:
-                    times["torch"].append(torch_train(kind, prog, data, batch, min(steps, 500)))
-            else:
-                x = make_data({"x": ("float32", 784)}, batch, seed=rep)["x"]
-                ms, build_s, exe = fluidc_infer(prog, x, steps, work, env)
-                times["fluidc"].append(ms)
-                times["paddle"].append(paddle_infer(prog, x, min(steps, 300)))
-                if have_torch:
-                    times["torch"].append(torch_infer(prog, x, steps))
-                if have_ort and have_torch:
-                    times["onnxruntime"].append(ort_infer(prog, x, steps, args.threads, work))
-            extra.setdefault("fluidc_build_s", []).append(build_s)
-        extra["binary_bytes"] = exe.stat().st_size
-        if mode == "infer":
-            # Start to first result: a fresh process, params embedded, one run.
-            starts = []
-            for _ in range(args.reps):
-                t0 = time.perf_counter()
-                run([exe, "--feed", f"x={work / 'x.npy'}"], env)
-                starts.append((time.perf_counter() - t0) * 1e3)
-            extra["start_to_result_ms"] = median_minmax(starts)
-            out = subprocess.run(["/usr/bin/time", "-f", "%M", str(exe), "--feed", f"x={work / 'x.npy'}"],
-                                 capture_output=True, text=True, env=env)
-            extra["peak_rss_kib"] = int(out.stderr.strip().splitlines()[-1]) if out.returncode == 0 else None
-        entry = {k: median_minmax(v) for k, v in times.items() if v}
-        entry["extra"] = {k: (median_minmax(v) if isinstance(v, list) else v) for k, v in extra.items()}
-        base = entry["fluidc"]["median"]
-        for peer in ("paddle", "torch", "onnxruntime"):
-            if peer in entry:
-                entry[peer]["ratio"] = entry[peer]["median"] / base
-        results["workloads"][title] = entry
-        rows.append((title, entry))
-        print(f"done: {title}", file=sys.stderr)
-    # GEMM-bound work against the machine's practical peak, measured now: the
-    # batch-512 MLP step's GEMM FLOPs (forward, weight gradients, and input
-    # gradients of layers 2-3; the fed input needs none) over its time.
-    b512 = results["workloads"].get("MLP 784-512-256-10 train step, batch 512")
-    sgemm = ROOT / "build" / "bin" / "sgemm_rate"
-    if b512 and sgemm.exists():
-        peak = statistics.median(float(run([sgemm, 512, 512, 784, 50], env)) for _ in range(3))
-        layers = [(784, 512), (512, 256), (256, 10)]
-        flops = 2 * 512 * (2 * sum(i * o for i, o in layers) + sum(i * o for i, o in layers[1:]))
-        achieved = flops / (b512["fluidc"]["median"] / 1e3) / 1e9
-        results["gemm_bound"] = {"workload": "MLP train step, batch 512", "gflops": achieved,
-                                 "sgemm_gflops_512x512x784": peak, "fraction_of_peak": achieved / peak}
+    gemm_rows = []
+    for model in MODELS:
+        prog = None  # written once per model, shared by its rows
+        for r in model.runs:
+            work = work_root / f"{model.name}_{r.mode}_{r.batch}"
+            work.mkdir()
+            if prog is None:
+                (work_root / f"prog_{model.name}").mkdir()
+                prog = paddle_programs(model, work_root / f"prog_{model.name}")
+            times, extra = measure(model, r, prog, work, args, env, have)
+            entry = {k: median_minmax(v) for k, v in times.items() if v}
+            entry["extra"] = {k: (median_minmax(v) if isinstance(v, list) else v) for k, v in extra.items()}
+            for peer in ("paddle", "torch", "onnxruntime"):
+                if peer in entry:
+                    entry[peer]["ratio"] = entry[peer]["median"] / entry["fluidc"]["median"]
+            results["workloads"][r.title] = entry
+            gemm_rows += [(model, r, entry)] if r.gemm_bound else []
+            print(f"done: {r.title}", file=sys.stderr)
+    if (ROOT / "build" / "bin" / "sgemm_rate").exists():  # the probe runs after the rows, as always
+        for model, r, entry in gemm_rows:  # at most one row has gemm_bound: the JSON keeps one
+            results["gemm_bound"] = gemm_bound(model, r, entry, env)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
     print(render_table(results))
@@ -326,6 +322,7 @@ def render_table(results):
              "median [min-max] of the repetitions; ratio = peer / fluidc (higher: fluidc faster)", "",
              "| workload | fluidc | Paddle Executor | ratio | PyTorch eager | ratio | ONNX Runtime | ratio |",
              "|---|---|---|---|---|---|---|---|"]
+
     def cell(e):
         return f"{e['median']:.4g} [{e['min']:.4g}-{e['max']:.4g}]"
     for title, e in results["workloads"].items():
@@ -335,9 +332,11 @@ def render_table(results):
         lines.append("| " + " | ".join(row) + " |")
     if "gemm_bound" in results:
         g = results["gemm_bound"]
+        shape, peak = next((k[len("sgemm_gflops_"):], v) for k, v in g.items() if k.startswith("sgemm_gflops_"))
+        # the wording is the MLP row's (Adam): the only row with gemm_bound so far
         lines += ["", f"GEMM-bound: fluidc's {g['workload']} runs at {g['gflops']:.1f} GFLOP/s (whole step, Adam "
                       f"included) = {100 * g['fraction_of_peak']:.0f}% of oneDNN sgemm's "
-                      f"{g['sgemm_gflops_512x512x784']:.1f} GFLOP/s (512x512x784) measured in the same run"]
+                      f"{peak:.1f} GFLOP/s ({shape}) measured in the same run"]
     lines.append("")
     lines.append("| workload | fluidc build (s) | binary (bytes) | start to first result (ms) | peak RSS (KiB) |")
     lines.append("|---|---|---|---|---|")
