@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "compiler/codegen/emit_ctx.h"
+#include "compiler/codegen/fusion.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/registry.h"
 #include "compiler/version.h"
@@ -168,11 +169,39 @@ class Emitter {
     for (int b = p.num_blocks() - 1; b >= 0; --b) {
       std::ostringstream body;
       const auto& block = p.block(b);
-      for (int i = 0; i < block.ops_size(); ++i) emit_op(p, prefix, b, i, body);
+      // The main program runs every step; the startup program once.
+      std::vector<FusedChain> chains;
+      if (opts_.fuse && prefix == "main") chains = find_fused_chains(p, b, info_);
+      size_t next = 0;
+      for (int i = 0; i < block.ops_size(); ++i) {
+        if (next < chains.size() && chains[next].ops.front() == i) {
+          emit_chain(p, prefix, b, chains[next], body);
+          i = chains[next++].ops.back();
+          continue;
+        }
+        emit_op(p, prefix, b, i, body);
+      }
       fns << fmt::format("// {} program, block {}{}\nvoid {}_block{}() {{\n{}}}\n\n", prefix, b,
                          b ? fmt::format(" (parent {})", block.parent_idx()) : "", prefix, b, body.str());
     }
     return fns.str();
+  }
+
+  void emit_chain(const Program& p, const std::string& prefix, int b, const FusedChain& chain,
+                  std::ostringstream& body) {
+    std::ostringstream fallback;
+    for (int i : chain.ops) emit_op(p, prefix, b, i, fallback);
+    families_.insert({"fused", "pointwise"});
+    FusedEmitEnv env;
+    env.var = [&](const std::string& name) -> const std::string& {
+      const std::string* id = resolve(p, prefix, b, name);
+      if (!id) internal_error("fused chain uses " + name + ", which holds no tensor in scope");
+      return *id;
+    };
+    env.site = [&](int i) { return fmt::format("s_{}_{}_{}", prefix, b, i); };
+    env.attrs = [&](int i) { return fmt::format("a_{}_{}_{}", prefix, b, i); };
+    env.fallback = fallback.str();
+    emit_fused_chain(p, b, chain, env, body);
   }
 
   void emit_op(const Program& p, const std::string& prefix, int b, int i, std::ostringstream& body) {

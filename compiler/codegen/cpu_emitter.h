@@ -15,6 +15,8 @@ struct CpuEmitOptions {
   /// When set, the generated file references a symbol holding combined
   /// params embedded at build time (see build driver).
   bool embed_params = false;
+  /// Write chains of elementwise ops as single loops (see fusion.h).
+  bool fuse = true;
 };
 
 /// Generates model.cc: the program's variables as tensors, one function per

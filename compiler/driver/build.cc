@@ -122,6 +122,7 @@ Prepared prepare(const BuildOptions& o) {
   eo.main_name = fs::path(o.main_path).filename().string();
   eo.startup_name = fs::path(o.startup_path).filename().string();
   eo.embed_params = !p.params_blob.empty();
+  eo.fuse = o.fuse;
   p.model_cc = emit_cpu_program(main.program, startup ? &startup->program : nullptr, info, eo);
   return p;
 }

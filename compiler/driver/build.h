@@ -16,6 +16,7 @@ struct BuildOptions {
   std::string save_temps;     ///< keep generated sources here
   std::string loss;           ///< overrides the loss found in the program
   int opt_level = 2;
+  bool fuse = true;           ///< --no-fuse: one kernel call per op (for comparing and debugging)
   bool verbose = false;
   /// Build a trainer from a forward or inference program (autodiff and
   /// optimizer passes run first; see TrainOptions).

@@ -17,13 +17,14 @@ const char* kUsage = R"(fluidc - ahead-of-time compiler for PaddlePaddle Fluid p
 
 usage:
   fluidc build MAIN [--startup STARTUP] [--params FILE|DIR] [--loss VAR] [-O0..-O3]
-               [--fetch VAR,...] [--save-temps DIR] [-v] -o OUT
+               [--fetch VAR,...] [--save-temps DIR] [--no-fuse] [-v] -o OUT
       Compile a ProgramDesc (.pdmodel, __model__, or .pbtxt text) into a standalone
       executable: a trainer when the program has optimizer ops, an inference binary
       otherwise. --startup compiles the startup program in (parameter initialisation);
       --params embeds weights (combined .pdiparams or per-variable directory) as the
       binary's default. --fetch adds variables the binary writes out (any tensor of
-      block 0, e.g. gradients). Uses clang++ unless $CXX is set.
+      block 0, e.g. gradients). Chains of elementwise ops become single loops unless
+      --no-fuse is given. Uses clang++ unless $CXX is set.
   fluidc build PROGRAM --train --loss VAR [--label NAME --loss-fn mse|cross_entropy|softmax_cross_entropy]
                [--optimizer sgd|momentum|adam] [--lr X] [--momentum M] [--nesterov]
                [--beta1 B1] [--beta2 B2] [--epsilon E] [--weight-decay W] [--clip-norm N] [--no-grad VAR,...]
@@ -121,6 +122,7 @@ Args parse(int argc, char** argv, int first) {
     else if (arg == "-o") a.build.output = value(i, "-o");
     else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') a.build.opt_level = arg[2] - '0';
     else if (arg == "-v" || arg == "--verbose") a.build.verbose = true;
+    else if (arg == "--no-fuse") a.build.fuse = false;
     else if (arg == "--all-attrs") a.all_attrs = true;
     else if (arg.size() > 1 && arg[0] == '-') usage_error(fmt::format("unknown option '{}'", arg));
     else a.positional.push_back(arg);

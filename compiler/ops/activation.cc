@@ -21,18 +21,18 @@ bool scale_grad(const pb::OpDesc& fwd, const std::function<std::string(const std
 
 void add_activation_ops(std::vector<OpDef>& t) {
   // Activations whose gradient is a function of the output.
-  for (const char* name : {"relu", "sigmoid", "tanh"}) {
+  for (auto [name, fn] : {std::pair{"relu", "Relu"}, {"sigmoid", "Sigmoid"}, {"tanh", "Tanh"}}) {
     std::string fwd = name;
     t.push_back({.type = fwd, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-                 .grad = fwd + "_grad", .infer_shape = shape_rules::same_as_x});
+                 .grad = fwd + "_grad", .infer_shape = shape_rules::same_as_x, .pointwise = fn});
     t.push_back({.type = fwd + "_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
                  .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
   }
   // Gradient clipping's global norm; its gradient is not needed there.
   t.push_back({.type = "sqrt", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .infer_shape = shape_rules::same_as_x});
+               .infer_shape = shape_rules::same_as_x, .pointwise = "Sqrt"});
   t.push_back({.type = "square", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .grad = "square_grad", .infer_shape = shape_rules::same_as_x});
+               .grad = "square_grad", .infer_shape = shape_rules::same_as_x, .pointwise = "Square"});
   t.push_back({.type = "square_grad", .family = "activation", .inputs = {{"X"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
   // Paddle differentiates scale by another scale op (bias dropped).
@@ -44,7 +44,8 @@ void add_activation_ops(std::vector<OpDef>& t) {
                .attrs_struct = "ScaleAttrs",
                .grad = "scale",
                .make_grad = scale_grad,
-               .infer_shape = shape_rules::same_as_x});
+               .infer_shape = shape_rules::same_as_x,
+               .pointwise = "Scale"});
   t.push_back({.type = "softmax", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = {{"axis", pb::INT}}, .attrs_struct = "SoftmaxAttrs", .grad = "softmax_grad",
                .infer_shape = shape_rules::same_as_x});

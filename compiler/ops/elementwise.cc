@@ -31,11 +31,13 @@ void add_elementwise_ops(std::vector<OpDef>& t) {
   const std::vector<AttrDef> attrs = {{"axis", pb::INT}};
   // Global-norm clipping uses max; no gradient rule here.
   t.push_back({.type = "elementwise_max", .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
-               .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .infer_shape = infer_elementwise});
+               .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .infer_shape = infer_elementwise,
+               .pointwise = "Max"});
   // Used on loop counters (i % 2); Paddle gives it no gradient.
   t.push_back({.type = "elementwise_mod", .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
                .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .infer_shape = infer_elementwise});
-  for (const char* name : {"add", "sub", "mul", "div"}) {
+  // div stays out of fused loops: its integer form checks for zero.
+  for (auto [name, fn] : {std::pair{"add", "Add"}, {"sub", "Sub"}, {"mul", "Mul"}, {"div", ""}}) {
     std::string fwd = fmt::format("elementwise_{}", name);
     std::vector<SlotDef> grad_inputs = {{"X"}, {"Y"}};
     // Division's gradient reads the forward result as well.
@@ -48,7 +50,8 @@ void add_elementwise_ops(std::vector<OpDef>& t) {
                  .attrs = attrs,
                  .attrs_struct = "ElementwiseAttrs",
                  .grad = fwd + "_grad",
-                 .infer_shape = infer_elementwise});
+                 .infer_shape = infer_elementwise,
+                 .pointwise = fn});
     t.push_back({.type = fwd + "_grad",
                  .family = "elementwise",
                  .inputs = grad_inputs,

@@ -81,6 +81,12 @@ struct OpDef {
   EmitFn emit_cpu = nullptr;
   /// CUDA code for one op; no op has one yet.
   EmitFn emit_cuda = nullptr;
+  /// Elementwise ops: the name of the op's scalar function in
+  /// kernels/pointwise.h ("Relu" for k::pw::Relu), which lets the code
+  /// generator fuse it into a loop with its neighbours (compiler/codegen/
+  /// fusion.h). The function takes (x) or, with a Y input, (x, y), plus the
+  /// op's attribute struct when it has one that is not ElementwiseAttrs.
+  std::string pointwise;
 
   bool has(Trait t) const { return (traits & t) != 0; }
   const SlotDef* input(const std::string& slot) const;

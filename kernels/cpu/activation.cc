@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/pointwise.h"
 #include "kernels/cpu/softmax_impl.h"
 
 namespace fluidc::kernels {
@@ -57,7 +58,7 @@ constexpr auto kNumeric = [](const char* op, const char* role, DType t, auto&& f
 }  // namespace
 
 void relu(const Tensor& x, Tensor& out) {
-  unary("relu", x, out, kFloat, [](auto v) { return v > 0 ? v : decltype(v)(0); });
+  unary("relu", x, out, kFloat, [](auto v) { return pw::Relu::f(v); });
 }
 void relu_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
   unary_grad("relu_grad", "Out", out, out_grad, x_grad, kFloat, [](auto o, auto d) {
@@ -67,14 +68,11 @@ void relu_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
 }
 
 void sqrt(const Tensor& x, Tensor& out) {
-  unary("sqrt", x, out, kFloat, [](auto v) { return std::sqrt(v); });
+  unary("sqrt", x, out, kFloat, [](auto v) { return pw::Sqrt::f(v); });
 }
 
 void sigmoid(const Tensor& x, Tensor& out) {
-  unary("sigmoid", x, out, kFloat, [](auto v) {
-    using T = decltype(v);
-    return T(1) / (T(1) + std::exp(-v));
-  });
+  unary("sigmoid", x, out, kFloat, [](auto v) { return pw::Sigmoid::f(v); });
 }
 void sigmoid_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
   unary_grad("sigmoid_grad", "Out", out, out_grad, x_grad, kFloat, [](auto o, auto d) {
@@ -84,7 +82,7 @@ void sigmoid_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
 }
 
 void tanh(const Tensor& x, Tensor& out) {
-  unary("tanh", x, out, kFloat, [](auto v) { return std::tanh(v); });
+  unary("tanh", x, out, kFloat, [](auto v) { return pw::Tanh::f(v); });
 }
 void tanh_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
   unary_grad("tanh_grad", "Out", out, out_grad, x_grad, kFloat, [](auto o, auto d) {
@@ -94,7 +92,7 @@ void tanh_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
 }
 
 void square(const Tensor& x, Tensor& out) {
-  unary("square", x, out, kNumeric, [](auto v) { return static_cast<decltype(v)>(v * v); });
+  unary("square", x, out, kNumeric, [](auto v) { return pw::Square::f(v); });
 }
 void square_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad) {
   unary_grad("square_grad", "X", x, out_grad, x_grad, kNumeric, [](auto xv, auto d) {
@@ -104,21 +102,7 @@ void square_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad) {
 }
 
 void scale(const Tensor& x, Tensor& out, const ScaleAttrs& attrs) {
-  require_init("scale", "X", x);
-  out.resize(x.shape(), x.dtype());
-  visit_numeric("scale", "X", x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T s = static_cast<T>(attrs.scale);
-    const T b = static_cast<T>(attrs.bias);
-    const T* px = x.data<T>();
-    T* po = out.data<T>();
-    const int64_t n = x.numel();
-    if (attrs.bias_after_scale) {
-      for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(px[i] * s + b);
-    } else {
-      for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>((px[i] + b) * s);
-    }
-  });
+  unary("scale", x, out, kNumeric, [&](auto v) { return pw::Scale::f(v, attrs); });
 }
 
 void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {

@@ -7,6 +7,7 @@
 
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/pointwise.h"
 
 namespace fluidc::kernels {
 
@@ -24,11 +25,8 @@ template <class T> T checked_div(T a, T b) {
 }
 
 // ---- forward functors: Out = f(X, Y) --------------------------------------
-struct AddFn { template <class T> static T f(T a, T b) { return a + b; } };
-struct SubFn { template <class T> static T f(T a, T b) { return a - b; } };
-struct MulFn { template <class T> static T f(T a, T b) { return a * b; } };
+// add, sub, mul and max share theirs with fused loops (kernels/pointwise.h).
 struct DivFn { template <class T> static T f(T a, T b) { return checked_div(a, b); } };
-struct MaxFn { template <class T> static T f(T a, T b) { return a > b ? a : b; } };
 // Paddle's mod takes the divisor's sign, like Python's %.
 struct ModFn {
   template <class T> static T f(T a, T b) {
@@ -196,16 +194,16 @@ void binary_grad(const char* op, const Tensor& x, const Tensor& y, const Tensor*
 }  // namespace
 
 void elementwise_add(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
-  binary<AddFn>("elementwise_add", x, y, out, attrs.axis);
+  binary<pw::Add>("elementwise_add", x, y, out, attrs.axis);
 }
 void elementwise_sub(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
-  binary<SubFn>("elementwise_sub", x, y, out, attrs.axis);
+  binary<pw::Sub>("elementwise_sub", x, y, out, attrs.axis);
 }
 void elementwise_mul(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
-  binary<MulFn>("elementwise_mul", x, y, out, attrs.axis);
+  binary<pw::Mul>("elementwise_mul", x, y, out, attrs.axis);
 }
 void elementwise_max(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
-  binary<MaxFn>("elementwise_max", x, y, out, attrs.axis);
+  binary<pw::Max>("elementwise_max", x, y, out, attrs.axis);
 }
 void elementwise_mod(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
   binary<ModFn>("elementwise_mod", x, y, out, attrs.axis);

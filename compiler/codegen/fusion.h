@@ -1,0 +1,48 @@
+// compiler/codegen/fusion.h - chains of elementwise ops that the CPU emitter writes as one loop.
+//
+// matmul -> elementwise_add(bias) -> relu is three kernels and two full
+// passes over the activation in the plain emitter; fused, the add and the
+// relu are one pass that never writes the intermediate. A chain is a run of
+// consecutive ops with OpDef::pointwise set where each op's X is the
+// previous op's Out and that Out is needed by nothing else.
+#pragma once
+
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/program.h"
+#include "compiler/ir/program_info.h"
+
+namespace fluidc {
+
+struct FusedChain {
+  std::vector<int> ops;  ///< op indices in the block, consecutive, at least two
+  pb::VarType::Type dtype = pb::VarType::FP32;  ///< FP32 or FP64, shared by every tensor of the chain
+};
+
+/// The chains of block `block` of `prog`. An intermediate value (an Out
+/// that the next op consumes) qualifies when no other op of any block reads
+/// or writes it and it is no feed, fetch, loss or persistable: it is then
+/// never materialised. Second operands (Y) must be declared with X's rank
+/// (same shape) or a lower one (a row, Paddle's axis rule); the generated
+/// code checks the actual shapes before taking the fused path.
+std::vector<FusedChain> find_fused_chains(const Program& prog, int block, const ProgramInfo& info);
+
+/// What emit_fused_chain needs from the emitter.
+struct FusedEmitEnv {
+  /// C++ identifier of a variable's tensor as seen from the chain's block.
+  std::function<const std::string&(const std::string&)> var;
+  /// Identifiers of op i's OpSite and attribute constant ("" when none).
+  std::function<std::string(int)> site, attrs;
+  /// The chain's ops emitted one by one: the path taken when the run-time
+  /// check declines (unexpected broadcast, wrong dtype, missing input).
+  std::string fallback;
+};
+
+/// Writes the fused loop of `chain` into `body` (statements indented 2).
+void emit_fused_chain(const Program& prog, int block, const FusedChain& chain, const FusedEmitEnv& env,
+                      std::ostringstream& body);
+
+}  // namespace fluidc
