@@ -23,6 +23,14 @@ void check_against_declared(const VarBinding& binding, const Tensor& t, const st
 /// up holding a value of its declared type.
 void initialize_state(const Model& m, const Flags& flags);
 
+/// Applies --threads N (the kernels' thread count; see runtime/parallel.h).
+void apply_threads_flag(const Flags& flags);
+
+/// Help text of --threads, shared by both drivers.
+inline constexpr const char* kThreadsHelp =
+    "  --threads N         threads the GEMMs may use (default: the CPUs this process may run on,\n"
+    "                      or $FLUIDC_NUM_THREADS)\n";
+
 /// Names and tensors of a binding table, for the tensor_record API.
 std::vector<std::string> binding_names(const VarBinding* b, int n);
 std::vector<Tensor*> binding_tensors(const VarBinding* b, int n);

@@ -15,7 +15,7 @@ namespace {
 
 void print_help(const Model& m, const char* argv0) {
   std::printf(
-      "usage: %s [--params FILE|DIR] --feed NAME=FILE.npy ... [--fetch-dir DIR] [--repeat N]\n\n"
+      "usage: %s [--params FILE|DIR] --feed NAME=FILE.npy ... [--fetch-dir DIR] [--repeat N] [--threads N]\n\n"
       "Inference binary compiled by fluidc %s from %s.\n\n"
       "  --params FILE|DIR   parameters: a combined file (.pdiparams) or a directory with one\n"
       "                      file per variable%s\n"
@@ -23,9 +23,10 @@ void print_help(const Model& m, const char* argv0) {
       "                      dtype and shape; -1 dims take any size)\n"
       "  --fetch-dir DIR     write each result as DIR/NAME.npy ('/' in NAME becomes '_')\n"
       "  --repeat N          run N times and report the median latency (benchmarking)\n"
+      "%s"
       "  --version           compiler version and program checksum\n\n",
       argv0, m.fluidc_version, m.program,
-      m.embedded_params ? "; default: the params embedded at build time" : "");
+      m.embedded_params ? "; default: the params embedded at build time" : "", kThreadsHelp);
   std::printf("inputs:\n");
   for (int i = 0; i < m.num_feeds; ++i) std::printf("  %s  %s\n", m.feeds[i].name, declared_str(m.feeds[i]).c_str());
   std::printf("outputs:\n");
@@ -47,7 +48,8 @@ int run_inference(const Model& m, int argc, char** argv) {
     print_help(m, argv[0]);
     return 0;
   }
-  Flags flags(argc, argv, {"params", "feed", "fetch-dir", "repeat"}, {"feed"}, {});
+  Flags flags(argc, argv, {"params", "feed", "fetch-dir", "repeat", "threads"}, {"feed"}, {});
+  apply_threads_flag(flags);
   const std::vector<std::string> files = files_for_inputs(m, flags, "feed");
   for (int i = 0; i < m.num_feeds; ++i) {
     read_npy(files[i], *m.feeds[i].tensor);

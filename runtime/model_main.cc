@@ -9,6 +9,7 @@
 
 #include "runtime/driver_util.h"
 #include "runtime/error.h"
+#include "runtime/parallel.h"
 #include "runtime/tensor_record.h"
 
 namespace fluidc::rt {
@@ -104,6 +105,13 @@ void load_combined(const Model& m, std::istream* stream, const std::string& path
 }
 
 }  // namespace
+
+void apply_threads_flag(const Flags& flags) {
+  if (!flags.has("threads")) return;
+  const long long n = flags.get_int("threads", 1);
+  if (n < 1) fail("--threads must be at least 1");
+  set_num_threads(static_cast<int>(n));
+}
 
 void initialize_state(const Model& m, const Flags& flags) {
   if (m.startup) m.startup();

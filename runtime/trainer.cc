@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/driver_util.h"
+#include "runtime/parallel.h"
 #include "runtime/error.h"
 #include "runtime/npy.h"
 #include "runtime/tensor_record.h"
@@ -20,7 +21,7 @@ void print_help(const Model& m, const char* argv0) {
   std::printf(
       "usage: %s --data NAME=FILE.npy ... [--batch-size N] [--epochs N | --steps N]\n"
       "          [--params FILE|DIR | --resume FILE] [--save FILE] [--save-dir DIR] [--seed N] [--no-shuffle]\n"
-      "          [--log-every N] [--losses-out FILE.npy]\n\n"
+      "          [--log-every N] [--losses-out FILE.npy] [--threads N]\n\n"
       "Trainer compiled by fluidc %s from %s.\n\n"
       "  --data NAME=FILE    training data for each input, one sample per row (axis 0)\n"
       "  --batch-size N      rows per step (default 32); the last batch of an epoch may be smaller\n"
@@ -37,8 +38,9 @@ void print_help(const Model& m, const char* argv0) {
       "  --no-shuffle        take rows in file order\n"
       "  --log-every N       print step, loss and steps/s every N steps (default 10)\n"
       "  --losses-out FILE   write every step's loss as a float32 .npy\n"
+      "%s"
       "  --version           compiler version and program checksum\n\n",
-      argv0, m.fluidc_version, m.program);
+      argv0, m.fluidc_version, m.program, kThreadsHelp);
   std::printf("inputs:\n");
   for (int i = 0; i < m.num_feeds; ++i) std::printf("  %s  %s\n", m.feeds[i].name, declared_str(m.feeds[i]).c_str());
   std::printf("loss: %s\ntrained parameters: %d, persistables: %d\n", m.loss ? m.loss->name : "?", m.num_parameters,
@@ -65,8 +67,9 @@ int run_trainer(const Model& m, int argc, char** argv) {
   }
   Flags flags(argc, argv,
               {"data", "batch-size", "epochs", "steps", "params", "resume", "save", "save-dir", "seed", "log-every",
-               "losses-out"},
+               "losses-out", "threads"},
               {"data"}, {"no-shuffle"});
+  apply_threads_flag(flags);
   if (!m.loss) fail("this trainer has no loss variable");
   if (flags.has("params") && flags.has("resume")) fail("give --params or --resume, not both");
 
@@ -96,9 +99,10 @@ int run_trainer(const Model& m, int argc, char** argv) {
 
   initialize_state(m, flags);
 
-  std::printf("training %s: %lld rows, batch %lld, %lld steps (%lld per epoch)%s\n", m.program,
+  std::printf("training %s: %lld rows, batch %lld, %lld steps (%lld per epoch)%s, %d thread%s\n", m.program,
               static_cast<long long>(rows), static_cast<long long>(batch), static_cast<long long>(steps),
-              static_cast<long long>(per_epoch), shuffle ? ", shuffled" : "");
+              static_cast<long long>(per_epoch), shuffle ? ", shuffled" : "", num_threads(),
+              num_threads() == 1 ? "" : "s");
   std::fflush(stdout);
   std::vector<int64_t> order(rows);
   std::iota(order.begin(), order.end(), 0);

@@ -11,28 +11,6 @@ using namespace detail;
 
 namespace {
 
-/// C[N] = alpha * a[K] @ B[K,N] + beta * C. Compiled for AVX-512, AVX2 and
-/// baseline x86-64; the loader picks the best the CPU has.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void row_times_matrix(
-    int64_t N, int64_t K, float alpha, const float* a, const float* B, float beta, float* C) {
-  for (int64_t j = 0; j < N; ++j) C[j] = beta == 0.0f ? 0.0f : beta * C[j];
-  // Four rows of B per pass quarter the loads and stores of C (eight measured
-  // no faster: B's stream from cache is the limit).
-  int64_t k = 0;
-  for (; k + 4 <= K; k += 4) {
-    const float a0 = alpha * a[k], a1 = alpha * a[k + 1], a2 = alpha * a[k + 2], a3 = alpha * a[k + 3];
-    const float *b0 = B + k * N, *b1 = b0 + N, *b2 = b1 + N, *b3 = b2 + N;
-    FLUIDC_ELEMENTWISE_LOOP
-    for (int64_t j = 0; j < N; ++j) C[j] += a0 * b0[j] + a1 * b1[j] + a2 * b2[j] + a3 * b3[j];
-  }
-  for (; k < K; ++k) {
-    const float ak = alpha * a[k];
-    const float* b = B + k * N;
-    FLUIDC_ELEMENTWISE_LOOP
-    for (int64_t j = 0; j < N; ++j) C[j] += ak * b[j];
-  }
-}
-
 /// Row-major C[M,N] = alpha * op(A) @ op(B) + beta * C by the definition:
 /// an i-p-j loop that keeps the inner loop contiguous in C (and in B when it
 /// is not transposed). For fp64 (no fast path) and products too small for

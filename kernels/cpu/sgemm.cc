@@ -16,6 +16,9 @@
 #include <cstring>
 #include <memory>
 
+#include "kernels/cpu/kernel_util.h"
+#include "runtime/parallel.h"
+
 namespace fluidc::kernels::detail {
 namespace {
 
@@ -124,6 +127,39 @@ __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const float*
     }
 }
 
+/// C[n] = alpha * a[K] @ B[K, n] + beta * C, B's rows ldb floats apart.
+__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void row_block(
+    int64_t n, int64_t K, float alpha, const float* a, const float* B, int64_t ldb, float beta, float* C) {
+  for (int64_t j = 0; j < n; ++j) C[j] = beta == 0.0f ? 0.0f : beta * C[j];
+  // Four rows of B per pass quarter the loads and stores of C (eight measured
+  // no faster: B's stream from cache is the limit).
+  int64_t k = 0;
+  for (; k + 4 <= K; k += 4) {
+    const float a0 = alpha * a[k], a1 = alpha * a[k + 1], a2 = alpha * a[k + 2], a3 = alpha * a[k + 3];
+    const float *b0 = B + k * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+    FLUIDC_ELEMENTWISE_LOOP
+    for (int64_t j = 0; j < n; ++j) C[j] += a0 * b0[j] + a1 * b1[j] + a2 * b2[j] + a3 * b3[j];
+  }
+  for (; k < K; ++k) {
+    const float ak = alpha * a[k];
+    const float* b = B + k * ldb;
+    FLUIDC_ELEMENTWISE_LOOP
+    for (int64_t j = 0; j < n; ++j) C[j] += ak * b[j];
+  }
+}
+
+/// Pieces of `total` for `parts` threads, rounded up to whole `unit`s.
+int64_t slice(int64_t total, int64_t parts, int64_t unit) {
+  return ((total + parts - 1) / parts + unit - 1) / unit * unit;
+}
+
+/// How many threads a product of `flops` may use: below ~1 MFLOP per
+/// thread the hand-off costs more than it saves.
+int64_t threads_for(double flops) {
+  const int64_t most = std::max<int64_t>(1, static_cast<int64_t>(flops / 1e6));
+  return std::min<int64_t>(rt::num_threads(), most);
+}
+
 /// 64-byte-aligned float scratch that grows and is kept (one per thread).
 struct PackBuffer {
   struct Free {
@@ -174,6 +210,23 @@ __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void sgemm_
 
 }  // namespace
 
+void row_times_matrix(int64_t N, int64_t K, float alpha, const float* a, const float* B, float beta, float* C) {
+  // Memory bound: each thread streams its own columns of B (the cores' cache
+  // bandwidth adds up). Slices are whole cache lines of C.
+  // It streams 4 bytes of B per 2 flops where a GEMM does hundreds of flops
+  // per byte: worth sharing from ~64K elements of B on.
+  const int64_t parts = threads_for(2.0 * N * K * 8);
+  if (parts > 1 && N >= 32 * parts) {
+    const int64_t cols = slice(N, parts, 16);
+    rt::parallel_for((N + cols - 1) / cols, [&](int64_t t) {
+      const int64_t j0 = t * cols;
+      row_block(std::min(cols, N - j0), K, alpha, a, B + j0, N, beta, C + j0);
+    });
+    return;
+  }
+  row_block(N, K, alpha, a, B, N, beta, C);
+}
+
 void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                   int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   if (M <= 0 || N <= 0) return;
@@ -182,7 +235,25 @@ void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha
       for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
     return;
   }
-  sgemm_blocked(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  // With several threads, C is cut into independent slices, one per thread
+  // (columns when there are enough, else rows), each a whole blocked GEMM
+  // with its own packing: no synchronisation but the final join.
+  const int64_t parts = threads_for(2.0 * M * N * K);
+  if (parts > 1 && N >= 2 * kNR * parts) {
+    const int64_t cols = slice(N, parts, kNR);
+    rt::parallel_for((N + cols - 1) / cols, [&](int64_t t) {
+      const int64_t j0 = t * cols, n = std::min(cols, N - j0);
+      sgemm_blocked(ta, tb, M, n, K, alpha, A, lda, tb ? B + j0 * ldb : B + j0, ldb, beta, C + j0, ldc);
+    });
+  } else if (parts > 1 && M >= 2 * kMR * parts) {
+    const int64_t rows = slice(M, parts, kMR);
+    rt::parallel_for((M + rows - 1) / rows, [&](int64_t t) {
+      const int64_t i0 = t * rows, m = std::min(rows, M - i0);
+      sgemm_blocked(ta, tb, m, N, K, alpha, ta ? A + i0 : A + i0 * lda, lda, B, ldb, beta, C + i0 * ldc, ldc);
+    });
+  } else {
+    sgemm_blocked(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
 }
 
 }  // namespace fluidc::kernels::detail

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/cpu/sgemm.h"
+#include "runtime/parallel.h"
 
 namespace {
 
@@ -48,6 +49,7 @@ void check(const Case& c, std::mt19937& rng) {
 
 TEST_CASE("packed sgemm: every transpose, alpha and beta, at and across the blocking edges", "[sgemm]") {
   std::mt19937 rng(11);
+  fluidc::rt::set_num_threads(1);
   // Sizes straddle the register tile (8 x 32), the K slice (256), the
   // packed row block (128) and the packed column block (2048).
   const int64_t shapes[][3] = {{1, 1, 1},     {7, 31, 5},     {8, 32, 256},  {9, 33, 257},  {64, 512, 784},
@@ -56,6 +58,40 @@ TEST_CASE("packed sgemm: every transpose, alpha and beta, at and across the bloc
     for (int t = 0; t < 4; ++t)
       check({s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, t == 3 ? 0.5f : 1.0f, t == 1 ? 1.0f : (t == 2 ? -0.5f : 0.0f)},
             rng);
+}
+
+TEST_CASE("packed sgemm split over threads: by columns, by rows, uneven slices", "[sgemm][threads]") {
+  std::mt19937 rng(12);
+  fluidc::rt::set_num_threads(3);
+  // 64x512: columns; 600x40: rows (too few columns to split); 97x161 and 130x2049: ragged slices.
+  const int64_t shapes[][3] = {{64, 512, 784}, {600, 40, 300}, {97, 161, 257}, {130, 2049, 17}};
+  for (const auto& s : shapes)
+    for (int t = 0; t < 4; ++t) check({s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, 1.0f, t == 3 ? 0.5f : 0.0f}, rng);
+  fluidc::rt::set_num_threads(1);
+}
+
+TEST_CASE("row times matrix, on one thread and split over three", "[sgemm][threads]") {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (int threads : {1, 3}) {
+    fluidc::rt::set_num_threads(threads);
+    for (int64_t N : {1, 17, 512, 1000}) {
+      const int64_t K = 783;
+      std::vector<float> a(K), b(K * N), c(N, 7.0f);
+      for (float& v : a) v = u(rng);
+      for (float& v : b) v = u(rng);
+      fluidc::kernels::detail::row_times_matrix(N, K, 0.5f, a.data(), b.data(), 0.0f, c.data());
+      int64_t wrong = 0;
+      for (int64_t j = 0; j < N; ++j) {
+        double want = 0.0;
+        for (int64_t k = 0; k < K; ++k) want += double(a[k]) * b[k * N + j];
+        if (!(std::fabs(c[j] - 0.5 * want) <= 1e-4 * (1.0 + std::fabs(want)))) ++wrong;
+      }
+      INFO("threads=" << threads << " N=" << N);
+      CHECK(wrong == 0);
+    }
+  }
+  fluidc::rt::set_num_threads(1);
 }
 
 TEST_CASE("packed sgemm: K = 0 scales C by beta", "[sgemm]") {

@@ -1,0 +1,143 @@
+// runtime/parallel.cc - a fixed pool of spinning-then-sleeping workers behind parallel_for.
+#include "runtime/parallel.h"
+
+#include <sched.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace fluidc::rt {
+namespace {
+
+int default_threads() {
+  if (const char* env = std::getenv("FLUIDC_NUM_THREADS")) {
+    const int n = std::atoi(env);
+    if (n >= 1) return n;
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::atomic<int> g_threads{0};  // 0: not decided yet
+
+/// One job at a time. A worker joins a job under the mutex (snapshotting it
+/// and counting itself busy); the caller only resets the job's fields under
+/// the mutex once no worker is busy, so no worker ever sees a half-written
+/// job or takes a chunk of the next job with the previous job's function.
+class Pool {
+ public:
+  static Pool& get() {
+    static Pool* pool = new Pool;  // never destroyed: workers may still spin at exit
+    return *pool;
+  }
+
+  void run(int64_t chunks, const std::function<void(int64_t)>& fn, int threads) {
+    grow(threads - 1);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      while (busy_.load(std::memory_order_acquire) > 0) cpu_relax();  // stragglers of the last job
+      job_ = Job{&fn, chunks, threads - 1};
+      next_.store(0, std::memory_order_relaxed);
+      done_.store(0, std::memory_order_relaxed);
+      error_ = nullptr;
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    wake_.notify_all();
+    work(job_);
+    while (done_.load(std::memory_order_acquire) < chunks) cpu_relax();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  struct Job {
+    const std::function<void(int64_t)>* fn = nullptr;
+    int64_t chunks = 0;
+    int workers = 0;  // workers with a smaller id take part
+  };
+
+  static void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+
+  void grow(int workers) {
+    while (static_cast<int>(workers_.size()) < workers) {
+      const int id = static_cast<int>(workers_.size());
+      workers_.emplace_back([this, id] { loop(id); });
+      workers_.back().detach();
+    }
+  }
+
+  // Takes chunks of `job` until none are left.
+  void work(const Job& job) {
+    for (int64_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < job.chunks;) {
+      try {
+        (*job.fn)(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu_);
+        if (!error_) error_ = std::current_exception();
+      }
+      done_.fetch_add(1, std::memory_order_release);
+    }
+  }
+
+  void loop(int id) {
+    uint64_t seen = 0;
+    for (;;) {
+      // Spin ~50 us for the next job (a training step's GEMMs come close
+      // together), then sleep until notified.
+      for (int spin = 0; spin < 20000 && generation_.load(std::memory_order_acquire) == seen; ++spin) cpu_relax();
+      Job job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        seen = generation_.load(std::memory_order_relaxed);
+        if (id >= job_.workers) continue;
+        job = job_;
+        busy_.fetch_add(1, std::memory_order_acq_rel);
+      }
+      work(job);
+      busy_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mu_, error_mu_;
+  std::condition_variable wake_;
+  std::atomic<uint64_t> generation_{0};
+  Job job_;
+  std::atomic<int64_t> next_{0}, done_{0};
+  std::atomic<int> busy_{0};
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+int num_threads() {
+  int n = g_threads.load(std::memory_order_relaxed);
+  if (n == 0) {
+    n = default_threads();
+    g_threads.store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+void set_num_threads(int n) { g_threads.store(n < 1 ? 1 : n, std::memory_order_relaxed); }
+
+void parallel_for(int64_t chunks, const std::function<void(int64_t)>& fn) {
+  const int threads = static_cast<int>(std::min<int64_t>(num_threads(), chunks));
+  if (threads <= 1) {
+    for (int64_t i = 0; i < chunks; ++i) fn(i);
+    return;
+  }
+  Pool::get().run(chunks, fn, threads);
+}
+
+}  // namespace fluidc::rt

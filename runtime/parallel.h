@@ -1,0 +1,28 @@
+// runtime/parallel.h - the kernels' worker threads: how many, and a parallel_for over a few chunks.
+//
+// Only the GEMMs split their work (by columns or rows of the result, see
+// kernels/cpu/sgemm.cc); elementwise loops are memory bound and stay on the
+// calling thread. Workers are started on the first parallel_for that wants
+// them and spin briefly before sleeping, so back-to-back GEMMs of a training
+// step do not pay a wake-up each.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace fluidc::rt {
+
+/// Threads the kernels may use, the caller included. Default: the CPUs this
+/// process may run on (sched_getaffinity), or $FLUIDC_NUM_THREADS when set;
+/// the binaries' --threads flag overrides both.
+int num_threads();
+/// n >= 1. Takes effect for the next parallel_for.
+void set_num_threads(int n);
+
+/// Calls fn(i) for every i in [0, chunks) on up to num_threads() threads
+/// (the caller is one of them) and returns when all calls have returned.
+/// An exception from fn is rethrown here (the first one; the other chunks
+/// still run). Not reentrant: fn must not call parallel_for.
+void parallel_for(int64_t chunks, const std::function<void(int64_t)>& fn);
+
+}  // namespace fluidc::rt
