@@ -276,7 +276,10 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.json"))
     args = ap.parse_args()
-    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), DNNL_MAX_CPU_ISA=os.environ.get("DNNL_MAX_CPU_ISA", "ALL"))
+    # One thread count for every system: fluidc's binaries read FLUIDC_NUM_THREADS, Paddle's math library
+    # and oneDNN (the sgemm peak probe) OMP_NUM_THREADS; PyTorch and ONNX Runtime are set below.
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), FLUIDC_NUM_THREADS=str(args.threads),
+               DNNL_MAX_CPU_ISA=os.environ.get("DNNL_MAX_CPU_ISA", "ALL"))
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import paddle
     paddle.set_flags({"FLAGS_use_mkldnn": False})

@@ -91,9 +91,9 @@ class Pool {
   void loop(int id) {
     uint64_t seen = 0;
     for (;;) {
-      // Spin ~50 us for the next job (a training step's GEMMs come close
-      // together), then sleep until notified.
-      for (int spin = 0; spin < 20000 && generation_.load(std::memory_order_acquire) == seen; ++spin) cpu_relax();
+      // Spin a little for the next job (a training step's GEMMs come close
+      // together; 2000 pauses are 10-100 us, by CPU), then sleep until notified.
+      for (int spin = 0; spin < 2000 && generation_.load(std::memory_order_acquire) == seen; ++spin) cpu_relax();
       Job job;
       {
         std::unique_lock<std::mutex> lock(mu_);

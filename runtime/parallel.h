@@ -1,8 +1,9 @@
 // runtime/parallel.h - the kernels' worker threads: how many, and a parallel_for over a few chunks.
 //
-// Only the GEMMs split their work (by columns or rows of the result, see
-// kernels/cpu/sgemm.cc); elementwise loops are memory bound and stay on the
-// calling thread. Workers are started on the first parallel_for that wants
+// The GEMMs split their work by columns or rows of the result (kernels/cpu/
+// sgemm.cc), the optimizers' updates by ranges of the parameters (parallel_
+// ranges in kernels/cpu/kernel_util.h); other elementwise loops are short
+// and stay on the calling thread. Workers are started on the first parallel_for that wants
 // them and spin briefly before sleeping, so back-to-back GEMMs of a training
 // step do not pay a wake-up each.
 #pragma once

@@ -3,6 +3,7 @@
 // Not part of the kernel API: generated code includes kernels/<family>.h only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -12,9 +13,26 @@
 
 #include "kernels/loop_hints.h"
 #include "runtime/error.h"
+#include "runtime/parallel.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels::detail {
+
+/// body(begin, end) over slices of [0, n), one per thread when n is large
+/// enough for the threads' memory bandwidth to pay for the hand-off (about
+/// 64K elements each); slice ends are multiples of 16 (whole cache lines of
+/// fp32). For memory-bound elementwise loops, e.g. the optimizers.
+template <class Body>
+void parallel_ranges(int64_t n, Body body) {
+  constexpr int64_t kMinPerThread = 64 * 1024;
+  const int64_t parts = std::min<int64_t>(rt::num_threads(), std::max<int64_t>(1, n / kMinPerThread));
+  if (parts <= 1) {
+    body(int64_t{0}, n);
+    return;
+  }
+  const int64_t per = ((n + parts - 1) / parts + 15) / 16 * 16;
+  rt::parallel_for((n + per - 1) / per, [&](int64_t t) { body(t * per, std::min(n, (t + 1) * per)); });
+}
 
 using rt::DType;
 using rt::Shape;

@@ -45,7 +45,9 @@ void sgd(const Tensor& param, const Tensor& learning_rate, const Tensor& grad, T
     const T* p = param.data<T>();
     const T* g = grad.data<T>();
     T* po = param_out.data<T>();
-    for (int64_t i = 0, n = param.numel(); i < n; ++i) po[i] = p[i] - lr * g[i];
+    parallel_ranges(param.numel(), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) po[i] = p[i] - lr * g[i];
+    });
   });
 }
 
@@ -69,14 +71,16 @@ void momentum(const Tensor& param, const Tensor& grad, const Tensor& velocity, c
     const T* v = velocity.data<T>();
     T* po = param_out.data<T>();
     T* vo = velocity_out.data<T>();
-    FLUIDC_ELEMENTWISE_LOOP
-    for (int64_t i = 0, n = param.numel(); i < n; ++i) {
-      const T pi = p[i];
-      const T gi = l2 ? pi * coeff + g[i] : g[i];
-      const T vi = v[i] * mu + gi;
-      po[i] = attrs.use_nesterov ? pi - (gi + vi * mu) * lr : pi - lr * vi;
-      vo[i] = vi;
-    }
+    parallel_ranges(param.numel(), [&](int64_t begin, int64_t end) {
+      FLUIDC_ELEMENTWISE_LOOP
+      for (int64_t i = begin; i < end; ++i) {
+        const T pi = p[i];
+        const T gi = l2 ? pi * coeff + g[i] : g[i];
+        const T vi = v[i] * mu + gi;
+        po[i] = attrs.use_nesterov ? pi - (gi + vi * mu) * lr : pi - lr * vi;
+        vo[i] = vi;
+      }
+    });
   });
 }
 
@@ -117,16 +121,18 @@ void adam(const Tensor& param, const Tensor& grad, const Tensor& learning_rate, 
     T* po = param_out.data<T>();
     T* m1o = moment1_out.data<T>();
     T* m2o = moment2_out.data<T>();
-    FLUIDC_ELEMENTWISE_LOOP
-    for (int64_t i = 0, n = param.numel(); i < n; ++i) {
-      const T gi = g[i];
-      const T a = beta1 * m1[i] + (T(1) - beta1) * gi;
-      const T b = beta2 * m2[i] + (T(1) - beta2) * gi * gi;
-      const T pi = p[i];
-      m1o[i] = a;
-      m2o[i] = b;
-      po[i] = pi + (-lr) * (a / (std::sqrt(b) + eps));
-    }
+    parallel_ranges(param.numel(), [&](int64_t begin, int64_t end) {
+      FLUIDC_ELEMENTWISE_LOOP
+      for (int64_t i = begin; i < end; ++i) {
+        const T gi = g[i];
+        const T a = beta1 * m1[i] + (T(1) - beta1) * gi;
+        const T b = beta2 * m2[i] + (T(1) - beta2) * gi * gi;
+        const T pi = p[i];
+        m1o[i] = a;
+        m2o[i] = b;
+        po[i] = pi + (-lr) * (a / (std::sqrt(b) + eps));
+      }
+    });
 
     if (!attrs.use_global_beta_pow) {
       auto store = [](Tensor* out, const Shape& s, DType t, T v) {
