@@ -31,10 +31,33 @@ constexpr int64_t kKC = 256;   // K slice: a kKC x kNR panel of B (32 KiB) stays
 constexpr int64_t kMC = 16 * kMR;  // rows of A packed at once (kMC x kKC = 128 KiB, in L2); whole panels
 constexpr int64_t kNC = 2048;  // columns of B packed at once (2 MiB, in L3)
 
+typedef float v8 __attribute__((vector_size(32)));
+typedef float v8u __attribute__((vector_size(32), aligned(4)));
+
+/// Transposes the 8x8 block held in r[0..7] (row i = r[i]) in registers:
+/// swap the off-diagonal 4x4 blocks, then the 2x2 blocks inside them, then
+/// the single elements inside those.
+__attribute__((always_inline)) inline void transpose8x8(v8 r[8]) {
+  v8 t[8];
+  for (int i = 0; i < 4; ++i) {
+    t[i] = __builtin_shufflevector(r[i], r[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    t[i + 4] = __builtin_shufflevector(r[i], r[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+  for (int p : {0, 1, 4, 5}) {
+    r[p] = __builtin_shufflevector(t[p], t[p + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+    r[p + 2] = __builtin_shufflevector(t[p], t[p + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+  }
+  for (int p : {0, 2, 4, 6}) {
+    t[p] = __builtin_shufflevector(r[p], r[p + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+    t[p + 1] = __builtin_shufflevector(r[p], r[p + 1], 1, 9, 3, 11, 5, 13, 7, 15);
+  }
+  for (int i = 0; i < 8; ++i) r[i] = t[i];
+}
+
 /// op(A)[i0:i0+mc, k0:k0+kc] -> panels of kMR rows, each stored k-major
 /// (kMR values per k); rows past mc are zero so the kernel needs no tail.
-inline void pack_a(bool ta, const float* A, int64_t lda, int64_t i0, int64_t mc, int64_t k0, int64_t kc,
-                   float* out) {
+__attribute__((always_inline)) inline void pack_a(bool ta, const float* A, int64_t lda, int64_t i0, int64_t mc,
+                                                  int64_t k0, int64_t kc, float* out) {
   for (int64_t ip = 0; ip < mc; ip += kMR, out += kMR * kc) {
     const int64_t h = std::min<int64_t>(kMR, mc - ip);
     if (ta) {  // op(A)[i,k] = A[k,i]: a k-row of the panel is contiguous in A
@@ -46,15 +69,26 @@ inline void pack_a(bool ta, const float* A, int64_t lda, int64_t i0, int64_t mc,
       }
       continue;
     }
-    for (int64_t i = 0; i < kMR; ++i) {  // read rows of A contiguously, write the panel strided
-      const float* a = A + (i0 + ip + i) * lda + k0;
+    const float* rows = A + (i0 + ip) * lda + k0;
+    int64_t k = 0;
+    if (h == kMR) {  // whole panel: 8x8 blocks of A, transposed in registers, are 8 k-rows of the panel
+      static_assert(kMR == 8, "the transposing pack assumes 8-row panels");
+      for (; k + 8 <= kc; k += 8) {
+        v8 r[8];
+        for (int i = 0; i < 8; ++i) r[i] = *reinterpret_cast<const v8u*>(rows + i * lda + k);
+        transpose8x8(r);
+        for (int j = 0; j < 8; ++j) *reinterpret_cast<v8*>(out + (k + j) * kMR) = r[j];
+      }
+    }
+    for (int64_t i = 0; i < kMR; ++i) {  // the rest: rows read contiguously, panel written strided
+      const float* a = rows + i * lda;
       float* o = out + i;
       if (i < h) {
 #pragma clang loop vectorize(disable)  // a vectorised strided store is a scatter: slower than scalar
-        for (int64_t k = 0; k < kc; ++k) o[k * kMR] = a[k];
+        for (int64_t kk = k; kk < kc; ++kk) o[kk * kMR] = a[kk];
       } else {
 #pragma clang loop vectorize(disable)
-        for (int64_t k = 0; k < kc; ++k) o[k * kMR] = 0.0f;
+        for (int64_t kk = k; kk < kc; ++kk) o[kk * kMR] = 0.0f;
       }
     }
   }
@@ -62,13 +96,22 @@ inline void pack_a(bool ta, const float* A, int64_t lda, int64_t i0, int64_t mc,
 
 /// op(B)[k0:k0+kc, j0:j0+nc] -> panels of kNR columns, each stored k-major
 /// (kNR values per k); columns past nc are zero.
-inline void pack_b(bool tb, const float* B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
-                   float* out) {
+__attribute__((always_inline)) inline void pack_b(bool tb, const float* B, int64_t ldb, int64_t k0, int64_t kc,
+                                                  int64_t j0, int64_t nc, float* out) {
   for (int64_t jp = 0; jp < nc; jp += kNR, out += kNR * kc) {
     const int64_t w = std::min<int64_t>(kNR, nc - jp);
     if (tb) {  // op(B)[k,j] = B[j,k]: kNR rows of B are read side by side, each cache line over 16 k
       const float* b = B + (j0 + jp) * ldb + k0;
-      for (int64_t k = 0; k < kc; ++k) {
+      int64_t k = 0;
+      if (w == kNR)  // whole panel: 8x8 blocks of B transposed in registers
+        for (; k + 8 <= kc; k += 8)
+          for (int64_t j = 0; j < kNR; j += 8) {
+            v8 r[8];
+            for (int i = 0; i < 8; ++i) r[i] = *reinterpret_cast<const v8u*>(b + (j + i) * ldb + k);
+            transpose8x8(r);
+            for (int i = 0; i < 8; ++i) *reinterpret_cast<v8*>(out + (k + i) * kNR + j) = r[i];
+          }
+      for (; k < kc; ++k) {
         float* o = out + k * kNR;
 #pragma clang loop vectorize(disable)  // a vectorised strided load is a gather: slower than scalar
         for (int64_t j = 0; j < w; ++j) o[j] = b[j * ldb + k];
@@ -90,19 +133,15 @@ inline void pack_b(bool tb, const float* B, int64_t ldb, int64_t k0, int64_t kc,
   }
 }
 
-/// C[mr, nr] = alpha * (packed A panel @ B panel) + beta * C, for a tile of
-/// at most kMR x kNR (mr/nr below that at the matrix's edges). The B panel's
-/// rows are ldbp floats apart: kNR when packed, B's own stride when read in
-/// place.
-__attribute__((always_inline)) inline void micro_kernel(int64_t kc, const float* a, const float* b,
-                                                        int64_t ldbp, float* c, int64_t ldc, int64_t mr,
-                                                        int64_t nr, float alpha, float beta) {
+/// C[mr, nr] = alpha * (packed A panel @ packed B panel) + beta * C, for a
+/// tile of at most kMR x kNR (mr/nr below that at the matrix's edges).
+__attribute__((always_inline)) inline void micro_kernel(int64_t kc, const float* a, const float* b, float* c,
+                                                        int64_t ldc, int64_t mr, int64_t nr, float alpha,
+                                                        float beta) {
   v16 acc[kMR][2] = {};
-  for (int64_t k = 0; k < kc; ++k, a += kMR, b += ldbp) {
-    const v16 b0 = *reinterpret_cast<const v16u*>(b);
-    const v16 b1 = *reinterpret_cast<const v16u*>(b + 16);
-    __builtin_prefetch(b + kNR);  // B read in place: the next panel's row (a no-op cost when packed)
-    __builtin_prefetch(b + kNR + 16);
+  for (int64_t k = 0; k < kc; ++k, a += kMR, b += kNR) {
+    const v16 b0 = *reinterpret_cast<const v16*>(b);
+    const v16 b1 = *reinterpret_cast<const v16*>(b + 16);
 #pragma clang loop unroll(full)  // the accumulators must live in registers
     for (int i = 0; i < kMR; ++i) {
       acc[i][0] += a[i] * b0;
@@ -186,23 +225,15 @@ __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void sgemm_
     const int64_t nc = std::min(kNC, N - jc);
     for (int64_t pc = 0; pc < K; pc += kKC) {
       const int64_t kc = std::min(kKC, K - pc);
-      // With few rows of A, packing B costs as much as the product: full
-      // panels of an untransposed B are then read in place and only the
-      // ragged last panel is packed (zero padding keeps the kernel simple).
-      const bool b_in_place = !tb && M <= kMC;
-      const int64_t full = b_in_place ? nc / kNR * kNR : 0;
-      pack_b(tb, B, ldb, pc, kc, jc + full, nc - full, bp);
+      pack_b(tb, B, ldb, pc, kc, jc, nc, bp);
       const float slice_beta = pc == 0 ? beta : 1.0f;  // later slices add to the first's result
       for (int64_t ic = 0; ic < M; ic += kMC) {
         const int64_t mc = std::min(kMC, M - ic);
         pack_a(ta, A, lda, ic, mc, pc, kc, ap);
-        for (int64_t jr = 0; jr < nc; jr += kNR) {
-          const bool direct = jr < full;
-          const float* b = direct ? B + pc * ldb + jc + jr : bp + (jr - full) * kc;
+        for (int64_t jr = 0; jr < nc; jr += kNR)
           for (int64_t ir = 0; ir < mc; ir += kMR)
-            micro_kernel(kc, ap + ir * kc, b, direct ? ldb : kNR, C + (ic + ir) * ldc + jc + jr, ldc,
+            micro_kernel(kc, ap + ir * kc, bp + jr * kc, C + (ic + ir) * ldc + jc + jr, ldc,
                          std::min<int64_t>(kMR, mc - ir), std::min<int64_t>(kNR, nc - jr), alpha, slice_beta);
-        }
       }
     }
   }
@@ -235,17 +266,19 @@ void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha
       for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
     return;
   }
-  // With several threads, C is cut into independent slices, one per thread
-  // (columns when there are enough, else rows), each a whole blocked GEMM
-  // with its own packing: no synchronisation but the final join.
+  // With several threads, C is cut into independent slices, one per thread,
+  // each a whole blocked GEMM with its own packing: no synchronisation but
+  // the final join. Every slice packs all of the operand it shares (A when
+  // cut by columns, B by rows), so cut along the longer side.
   const int64_t parts = threads_for(2.0 * M * N * K);
-  if (parts > 1 && N >= 2 * kNR * parts) {
+  const bool rows_fit = M >= 2 * kMR * parts, cols_fit = N >= 2 * kNR * parts;
+  if (parts > 1 && cols_fit && (M <= N || !rows_fit)) {
     const int64_t cols = slice(N, parts, kNR);
     rt::parallel_for((N + cols - 1) / cols, [&](int64_t t) {
       const int64_t j0 = t * cols, n = std::min(cols, N - j0);
       sgemm_blocked(ta, tb, M, n, K, alpha, A, lda, tb ? B + j0 * ldb : B + j0, ldb, beta, C + j0, ldc);
     });
-  } else if (parts > 1 && M >= 2 * kMR * parts) {
+  } else if (parts > 1 && rows_fit) {
     const int64_t rows = slice(M, parts, kMR);
     rt::parallel_for((M + rows - 1) / rows, [&](int64_t t) {
       const int64_t i0 = t * rows, m = std::min(rows, M - i0);
