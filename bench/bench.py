@@ -270,6 +270,18 @@ def gemm_bound(model, r, entry, env):
             "fraction_of_peak": achieved / peak}
 
 
+def read_floor(model, r, entry, env):
+    """Batch-1 inference is bound by reading the weights: one thread's time to read that many bytes
+    (already in cache, as between runs), measured now, next to fluidc's and PyTorch's times."""
+    nbytes = model.weight_bytes()
+    probe = ROOT / "build" / "bin" / "stream_rate"
+    ms, gbps = (statistics.median(v) for v in zip(*(map(float, run([probe, nbytes]).split()) for _ in range(3))))
+    out = {"workload": r.title, "bytes": nbytes, "floor_ms": ms, "gbps": gbps, "fluidc_ms": entry["fluidc"]["median"]}
+    if "torch" in entry:
+        out["torch_ms"] = entry["torch"]["median"]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
@@ -293,7 +305,7 @@ def main():
                "onnxruntime": __import__("onnxruntime").__version__ if have["onnxruntime"] else None,
                "workloads": {}}
     work_root = Path(tempfile.mkdtemp(prefix="fluidc-bench-"))
-    gemm_rows = []
+    gemm_rows, floor_rows = [], []
     for model in MODELS:
         prog = None  # written once per model, shared by its rows
         for r in model.runs:
@@ -310,10 +322,14 @@ def main():
                     entry[peer]["ratio"] = entry[peer]["median"] / entry["fluidc"]["median"]
             results["workloads"][r.title] = entry
             gemm_rows += [(model, r, entry)] if r.gemm_bound else []
+            floor_rows += [(model, r, entry)] if r.read_floor else []
             print(f"done: {r.title}", file=sys.stderr)
     if (ROOT / "build" / "bin" / "sgemm_rate").exists():  # the probe runs after the rows, as always
         for model, r, entry in gemm_rows:  # at most one row has gemm_bound: the JSON keeps one
             results["gemm_bound"] = gemm_bound(model, r, entry, env)
+    if (ROOT / "build" / "bin" / "stream_rate").exists():
+        for model, r, entry in floor_rows:  # one row so far: the JSON keeps one
+            results["read_floor"] = read_floor(model, r, entry, env)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
     print(render_table(results))
@@ -340,6 +356,14 @@ def render_table(results):
         lines += ["", f"GEMM-bound: fluidc's {g['workload']} runs at {g['gflops']:.1f} GFLOP/s (whole step, Adam "
                       f"included) = {100 * g['fraction_of_peak']:.0f}% of oneDNN sgemm's "
                       f"{peak:.1f} GFLOP/s ({shape}) measured in the same run"]
+    if "read_floor" in results:
+        f = results["read_floor"]
+        line = (f"Read floor: {f['workload']} reads {f['bytes'] / 1e6:.2f} MB of weights per run; one thread reads "
+                f"that many cached bytes in {f['floor_ms']:.4f} ms ({f['gbps']:.1f} GB/s, bench/stream_rate); "
+                f"fluidc's run takes {f['fluidc_ms'] / f['floor_ms']:.2f}x that")
+        if "torch_ms" in f:
+            line += f"; 5x PyTorch eager would be {f['torch_ms'] / 5:.4f} ms"
+        lines += ["", line]
     lines.append("")
     lines.append("| workload | fluidc build (s) | binary (bytes) | start to first result (ms) | peak RSS (KiB) |")
     lines.append("|---|---|---|---|---|")

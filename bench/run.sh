@@ -4,7 +4,7 @@
 # usage: bash bench/run.sh [--reps N] [--threads N]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/tools/build.sh" fluidc sgemm_rate > /dev/null
+"$root/tools/build.sh" fluidc sgemm_rate stream_rate > /dev/null
 python3 -m pip install -q -r "$root/bench/requirements.txt"
 command -v /usr/bin/time > /dev/null || { sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo; $sudo apt-get install -y -qq time; }
 # Fixed hash seed: Paddle's while op lists its inputs in Python set order, so the RNN's ProgramDesc is

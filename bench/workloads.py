@@ -14,6 +14,7 @@ class Run:
     batch: int
     steps: int              # steps (train) or repetitions (infer) timed per measurement
     gemm_bound: str = ""    # non-empty: this row is also reported against sgemm's peak, under this name
+    read_floor: bool = False  # this row is also reported against the time to read its weights once
 
 
 def linear_names(weights):
@@ -84,7 +85,7 @@ class Mlp(Model):
     runs = [Run("MLP 784-512-256-10 train step, batch 64", "train", 64, 100),
             Run("MLP 784-512-256-10 train step, batch 512", "train", 512, 20,
                 gemm_bound="MLP train step, batch 512"),
-            Run("MLP inference, batch 1", "infer", 1, 2000),
+            Run("MLP inference, batch 1", "infer", 1, 2000, read_floor=True),
             Run("MLP inference, batch 256", "infer", 256, 100)]
 
     def paddle_forward(self):
@@ -128,6 +129,10 @@ class Mlp(Model):
     def torch_predict(self, m, x):
         import torch
         return torch.softmax(m(x), -1)
+
+    def weight_bytes(self):
+        """Bytes of fp32 weights and biases one inference run reads."""
+        return 4 * sum(i * o + o for i, o in self.layers)
 
     def gemm(self, batch):
         """(FLOPs of the GEMMs in one train step, the sgemm shape M, N, K to compare with): forward,
