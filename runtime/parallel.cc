@@ -37,12 +37,12 @@ class Pool {
     return *pool;
   }
 
-  void run(int64_t chunks, const std::function<void(int64_t)>& fn, int threads) {
+  void run(int64_t chunks, ChunkFn fn, int threads) {
     grow(threads - 1);
     {
       std::lock_guard<std::mutex> lock(mu_);
       while (busy_.load(std::memory_order_acquire) > 0) cpu_relax();  // stragglers of the last job
-      job_ = Job{&fn, chunks, threads - 1};
+      job_ = Job{fn, chunks, threads - 1};
       next_.store(0, std::memory_order_relaxed);
       done_.store(0, std::memory_order_relaxed);
       error_ = nullptr;
@@ -56,7 +56,7 @@ class Pool {
 
  private:
   struct Job {
-    const std::function<void(int64_t)>* fn = nullptr;
+    ChunkFn fn;
     int64_t chunks = 0;
     int workers = 0;  // workers with a smaller id take part
   };
@@ -79,7 +79,7 @@ class Pool {
   void work(const Job& job) {
     for (int64_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < job.chunks;) {
       try {
-        (*job.fn)(i);
+        job.fn(i);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mu_);
         if (!error_) error_ = std::current_exception();
@@ -131,7 +131,7 @@ int num_threads() {
 
 void set_num_threads(int n) { g_threads.store(n < 1 ? 1 : n, std::memory_order_relaxed); }
 
-void parallel_for(int64_t chunks, const std::function<void(int64_t)>& fn) {
+void parallel_for(int64_t chunks, ChunkFn fn) {
   const int threads = static_cast<int>(std::min<int64_t>(num_threads(), chunks));
   if (threads <= 1) {
     for (int64_t i = 0; i < chunks; ++i) fn(i);

@@ -9,9 +9,27 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <type_traits>
+#include <utility>
 
 namespace fluidc::rt {
+
+/// A non-owning reference to a callable taking a chunk index: what
+/// parallel_for takes instead of std::function, which would heap-allocate
+/// for the GEMMs' many-capture lambdas on every call of a training step.
+class ChunkFn {
+ public:
+  ChunkFn() = default;  ///< refers to nothing; must not be called
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, ChunkFn>>>
+  ChunkFn(F&& f)  // NOLINT: implicit, like std::function
+      : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, int64_t i) { (*static_cast<std::remove_reference_t<F>*>(o))(i); }) {}
+  void operator()(int64_t i) const { call_(obj_, i); }
+
+ private:
+  void* obj_ = nullptr;
+  void (*call_)(void*, int64_t) = nullptr;
+};
 
 /// Threads the kernels may use, the caller included. Default: the CPUs this
 /// process may run on (sched_getaffinity), or $FLUIDC_NUM_THREADS when set;
@@ -24,6 +42,6 @@ void set_num_threads(int n);
 /// (the caller is one of them) and returns when all calls have returned.
 /// An exception from fn is rethrown here (the first one; the other chunks
 /// still run). Not reentrant: fn must not call parallel_for.
-void parallel_for(int64_t chunks, const std::function<void(int64_t)>& fn);
+void parallel_for(int64_t chunks, ChunkFn fn);
 
 }  // namespace fluidc::rt

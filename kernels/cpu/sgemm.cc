@@ -192,14 +192,17 @@ int64_t slice(int64_t total, int64_t parts, int64_t unit) {
   return ((total + parts - 1) / parts + unit - 1) / unit * unit;
 }
 
+/// Most slices one product is cut into (and so most threads one GEMM uses).
+constexpr int64_t kMaxSlices = 64;
+
 /// How many threads a product of `flops` may use: below ~1 MFLOP per
 /// thread the hand-off costs more than it saves.
 int64_t threads_for(double flops) {
   const int64_t most = std::max<int64_t>(1, static_cast<int64_t>(flops / 1e6));
-  return std::min<int64_t>(rt::num_threads(), most);
+  return std::min<int64_t>({rt::num_threads(), most, kMaxSlices});
 }
 
-/// 64-byte-aligned float scratch that grows and is kept (one per thread).
+/// 64-byte-aligned float scratch that grows and is kept.
 struct PackBuffer {
   struct Free {
     void operator()(float* p) const { std::free(p); }
@@ -215,12 +218,24 @@ struct PackBuffer {
   }
 };
 
+/// The packing buffers of slice `slot` of a product. Owned by the slice,
+/// not the thread: which thread runs a slice varies from call to call, and
+/// a thread-owned buffer would then grow again in the middle of training.
+/// Slices of one product run at the same time but never share a slot.
+struct PackBuffers {
+  PackBuffer a, b;
+};
+PackBuffers& pack_buffers(int64_t slot) {
+  static PackBuffers slots[kMaxSlices];
+  return slots[slot];
+}
+
 __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void sgemm_blocked(
-    bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+    int64_t slot, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
     const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
-  thread_local PackBuffer a_buf, b_buf;
-  float* ap = a_buf.get(kMC * kKC);
-  float* bp = b_buf.get(kKC * ((std::min(N, kNC) + kNR - 1) / kNR) * kNR);
+  PackBuffers& bufs = pack_buffers(slot);
+  float* ap = bufs.a.get(kMC * kKC);
+  float* bp = bufs.b.get(kKC * ((std::min(N, kNC) + kNR - 1) / kNR) * kNR);
   for (int64_t jc = 0; jc < N; jc += kNC) {
     const int64_t nc = std::min(kNC, N - jc);
     for (int64_t pc = 0; pc < K; pc += kKC) {
@@ -276,16 +291,16 @@ void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha
     const int64_t cols = slice(N, parts, kNR);
     rt::parallel_for((N + cols - 1) / cols, [&](int64_t t) {
       const int64_t j0 = t * cols, n = std::min(cols, N - j0);
-      sgemm_blocked(ta, tb, M, n, K, alpha, A, lda, tb ? B + j0 * ldb : B + j0, ldb, beta, C + j0, ldc);
+      sgemm_blocked(t, ta, tb, M, n, K, alpha, A, lda, tb ? B + j0 * ldb : B + j0, ldb, beta, C + j0, ldc);
     });
   } else if (parts > 1 && rows_fit) {
     const int64_t rows = slice(M, parts, kMR);
     rt::parallel_for((M + rows - 1) / rows, [&](int64_t t) {
       const int64_t i0 = t * rows, m = std::min(rows, M - i0);
-      sgemm_blocked(ta, tb, m, N, K, alpha, ta ? A + i0 : A + i0 * lda, lda, B, ldb, beta, C + i0 * ldc, ldc);
+      sgemm_blocked(t, ta, tb, m, N, K, alpha, ta ? A + i0 : A + i0 * lda, lda, B, ldb, beta, C + i0 * ldc, ldc);
     });
   } else {
-    sgemm_blocked(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    sgemm_blocked(0, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   }
 }
 

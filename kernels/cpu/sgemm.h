@@ -11,8 +11,9 @@ namespace fluidc::kernels::detail {
 /// transposes when its flag is set; lda/ldb/ldc are the row strides of A, B
 /// and C as stored. beta == 0 means C is only written (never read), as in
 /// BLAS. Uses up to rt::num_threads() threads when the product is big enough
-/// to share; the packing buffers grow once per thread and are then reused,
-/// so steady-state calls do not allocate.
+/// to share; the packing buffers grow to the largest shapes seen and are
+/// then reused, so steady-state calls do not allocate. One caller at a time
+/// (generated code is single-threaded; the buffers are shared).
 void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                   int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
 

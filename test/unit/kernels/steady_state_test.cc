@@ -17,6 +17,7 @@
 #include "kernels/matmul.h"
 #include "kernels/optimizer.h"
 #include "kernels/reduce.h"
+#include "runtime/parallel.h"
 #include "test/unit/kernels/kernel_test_util.h"
 
 namespace {
@@ -156,4 +157,23 @@ TEST_CASE("kernels do not allocate in steady state", "[steady]") {
           kernels::adam(p, x, lr, m1, m2, b1, b2, nullptr, nullptr, nullptr, p, m1, m2, &b1, &b2, {});
           kernels::sgd(p, lr, x, p);
         }) == 0);
+}
+
+TEST_CASE("threaded GEMMs, GEMVs and optimizer updates do not allocate in steady state", "[steady][threads]") {
+  rt::set_num_threads(2);  // big enough for every one of these to be split over the pool
+  std::mt19937 rng(2);
+  Tensor x = random(Shape{128, 256}, DType::kFP32, rng);
+  Tensor w = random(Shape{256, 128}, DType::kFP32, rng);
+  Tensor row = random(Shape{1, 1024}, DType::kFP32, rng);
+  Tensor big = random(Shape{1024, 512}, DType::kFP32, rng);
+  Tensor p = random(Shape{300000}, DType::kFP32, rng), g = random(Shape{300000}, DType::kFP32, rng);
+  Tensor lr = f32(Shape{1}, {0.1f});
+  Tensor out, dx, dw, p_out;
+  CHECK(allocations_after_warmup([&] {
+          kernels::matmul_v2(x, w, out, {});
+          kernels::matmul_v2_grad(x, w, out, &dx, &dw, {});
+          kernels::matmul_v2(row, big, out, {});
+          kernels::sgd(p, lr, g, p_out);
+        }) == 0);
+  rt::set_num_threads(1);
 }
