@@ -45,7 +45,7 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const 
     return;
   }
   // Below a few thousand multiply-adds (fit_a_line's 20x13 @ 13x1) packing
-  // and padding to 8x32 tiles would cost more than the product.
+  // and padding to 8x48 tiles would cost more than the product.
   if (M * N * K <= 4096) {
     direct_gemm(ta, tb, M, N, K, alpha, A, B, beta, C);
     return;

@@ -25,9 +25,11 @@ namespace {
 typedef float v16 __attribute__((vector_size(64)));
 typedef float v16u __attribute__((vector_size(64), aligned(4)));  // same, at any float address
 
-constexpr int kMR = 8;         // rows of the register tile: 8 x 2 accumulators (batch sizes are multiples of 8)
-constexpr int kNR = 32;        // columns of the register tile: two 16-float vectors
-constexpr int64_t kKC = 256;   // K slice: a kKC x kNR panel of B (32 KiB) stays in L1
+constexpr int kMR = 8;         // rows of the register tile: 8 x 3 accumulators (batch sizes are multiples of 8)
+constexpr int kNR = 48;        // columns of the register tile: three 16-float vectors (8 x 48 measured
+                               // 5-10% faster than 8 x 32 on the batch-512 MLP step: fewer uops per FMA)
+constexpr int kNV = kNR / 16;  // vectors per row of the tile
+constexpr int64_t kKC = 256;   // K slice: a kKC x kNR panel of B (48 KiB) stays in L1/L2
 constexpr int64_t kMC = 16 * kMR;  // rows of A packed at once (kMC x kKC = 128 KiB, in L2); whole panels
 constexpr int64_t kNC = 2048;  // columns of B packed at once (2 MiB, in L3)
 
@@ -121,9 +123,8 @@ __attribute__((always_inline)) inline void pack_b(bool tb, const float* B, int64
       for (int64_t k = 0; k < kc; ++k) {
         const float* b = B + (k0 + k) * ldb + j0 + jp;
         float* o = out + k * kNR;
-        if (w == kNR) {  // the common case: two vector copies
-          reinterpret_cast<v16*>(o)[0] = *reinterpret_cast<const v16u*>(b);
-          reinterpret_cast<v16*>(o)[1] = *reinterpret_cast<const v16u*>(b + 16);
+        if (w == kNR) {  // the common case: whole-vector copies
+          for (int h = 0; h < kNV; ++h) reinterpret_cast<v16*>(o)[h] = *reinterpret_cast<const v16u*>(b + 16 * h);
           continue;
         }
         for (int64_t j = 0; j < w; ++j) o[j] = b[j];
@@ -138,20 +139,25 @@ __attribute__((always_inline)) inline void pack_b(bool tb, const float* B, int64
 __attribute__((always_inline)) inline void micro_kernel(int64_t kc, const float* a, const float* b, float* c,
                                                         int64_t ldc, int64_t mr, int64_t nr, float alpha,
                                                         float beta) {
-  v16 acc[kMR][2] = {};
+  v16 acc[kMR][kNV] = {};
+  // The C tile is read (or written) only after the whole K slice: start
+  // bringing it in now.
+  for (int64_t i = 0; i < mr; ++i) {
+    __builtin_prefetch(c + i * ldc, 1);
+    __builtin_prefetch(c + i * ldc + 16, 1);
+  }
   for (int64_t k = 0; k < kc; ++k, a += kMR, b += kNR) {
-    const v16 b0 = *reinterpret_cast<const v16*>(b);
-    const v16 b1 = *reinterpret_cast<const v16*>(b + 16);
+    v16 bv[kNV];
+    for (int h = 0; h < kNV; ++h) bv[h] = *reinterpret_cast<const v16*>(b + 16 * h);
 #pragma clang loop unroll(full)  // the accumulators must live in registers
     for (int i = 0; i < kMR; ++i) {
-      acc[i][0] += a[i] * b0;
-      acc[i][1] += a[i] * b1;
+      for (int h = 0; h < kNV; ++h) acc[i][h] += a[i] * bv[h];
     }
   }
   if (mr == kMR && nr == kNR) {
 #pragma clang loop unroll(full)
     for (int i = 0; i < kMR; ++i)
-      for (int h = 0; h < 2; ++h) {
+      for (int h = 0; h < kNV; ++h) {
         v16u* p = reinterpret_cast<v16u*>(c + i * ldc + 16 * h);
         *p = beta == 0.0f ? alpha * acc[i][h] : alpha * acc[i][h] + beta * *p;
       }
