@@ -44,4 +44,17 @@ void set_num_threads(int n);
 /// still run). Not reentrant: fn must not call parallel_for.
 void parallel_for(int64_t chunks, ChunkFn fn);
 
+/// Cuts [0, total) into at most `parts` slices whose sizes are whole
+/// multiples of `unit` (the last may be shorter) and calls
+/// fn(slice, begin, end) for each through parallel_for. `slice` numbers
+/// them from 0, the same way for the same arguments.
+template <class F>
+void parallel_slices(int64_t total, int64_t parts, int64_t unit, F&& fn) {
+  const int64_t per = ((total + parts - 1) / parts + unit - 1) / unit * unit;
+  parallel_for((total + per - 1) / per, [&](int64_t t) {
+    const int64_t begin = t * per;
+    fn(t, begin, total - begin < per ? total : begin + per);
+  });
+}
+
 }  // namespace fluidc::rt

@@ -30,8 +30,7 @@ void parallel_ranges(int64_t n, Body body) {
     body(int64_t{0}, n);
     return;
   }
-  const int64_t per = ((n + parts - 1) / parts + 15) / 16 * 16;
-  rt::parallel_for((n + per - 1) / per, [&](int64_t t) { body(t * per, std::min(n, (t + 1) * per)); });
+  rt::parallel_slices(n, parts, 16, [&](int64_t, int64_t begin, int64_t end) { body(begin, end); });
 }
 
 using rt::DType;

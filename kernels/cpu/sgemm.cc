@@ -194,11 +194,6 @@ __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void row_bl
   }
 }
 
-/// Pieces of `total` for `parts` threads, rounded up to whole `unit`s.
-int64_t slice(int64_t total, int64_t parts, int64_t unit) {
-  return ((total + parts - 1) / parts + unit - 1) / unit * unit;
-}
-
 /// Most slices one product is cut into (and so most threads one GEMM uses).
 constexpr int64_t kMaxSlices = 64;
 
@@ -270,10 +265,8 @@ void row_times_matrix(int64_t N, int64_t K, float alpha, const float* a, const f
   // per byte: worth sharing from ~64K elements of B on.
   const int64_t parts = threads_for(2.0 * N * K * 8);
   if (parts > 1 && N >= 32 * parts) {
-    const int64_t cols = slice(N, parts, 16);
-    rt::parallel_for((N + cols - 1) / cols, [&](int64_t t) {
-      const int64_t j0 = t * cols;
-      row_block(std::min(cols, N - j0), K, alpha, a, B + j0, N, beta, C + j0);
+    rt::parallel_slices(N, parts, 16, [&](int64_t, int64_t j0, int64_t j1) {
+      row_block(j1 - j0, K, alpha, a, B + j0, N, beta, C + j0);
     });
     return;
   }
@@ -295,16 +288,13 @@ void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha
   const int64_t parts = threads_for(2.0 * M * N * K);
   const bool rows_fit = M >= 2 * kMR * parts, cols_fit = N >= 2 * kNR * parts;
   if (parts > 1 && cols_fit && (M <= N || !rows_fit)) {
-    const int64_t cols = slice(N, parts, kNR);
-    rt::parallel_for((N + cols - 1) / cols, [&](int64_t t) {
-      const int64_t j0 = t * cols, n = std::min(cols, N - j0);
-      sgemm_blocked(t, ta, tb, M, n, K, alpha, A, lda, tb ? B + j0 * ldb : B + j0, ldb, beta, C + j0, ldc);
+    rt::parallel_slices(N, parts, kNR, [&](int64_t t, int64_t j0, int64_t j1) {
+      sgemm_blocked(t, ta, tb, M, j1 - j0, K, alpha, A, lda, tb ? B + j0 * ldb : B + j0, ldb, beta, C + j0, ldc);
     });
   } else if (parts > 1 && rows_fit) {
-    const int64_t rows = slice(M, parts, kMR);
-    rt::parallel_for((M + rows - 1) / rows, [&](int64_t t) {
-      const int64_t i0 = t * rows, m = std::min(rows, M - i0);
-      sgemm_blocked(t, ta, tb, m, N, K, alpha, ta ? A + i0 : A + i0 * lda, lda, B, ldb, beta, C + i0 * ldc, ldc);
+    rt::parallel_slices(M, parts, kMR, [&](int64_t t, int64_t i0, int64_t i1) {
+      sgemm_blocked(t, ta, tb, i1 - i0, N, K, alpha, ta ? A + i0 : A + i0 * lda, lda, B, ldb, beta, C + i0 * ldc,
+                    ldc);
     });
   } else {
     sgemm_blocked(0, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
