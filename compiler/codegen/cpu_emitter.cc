@@ -187,6 +187,15 @@ class Emitter {
     return fns.str();
   }
 
+  // Names of op i's hoisted OpSite and kernel-attribute constant; a fused
+  // chain refers to the ones its ops' fallback calls define.
+  static std::string site_ident(const std::string& prefix, int b, int i) {
+    return fmt::format("s_{}_{}_{}", prefix, b, i);
+  }
+  static std::string attrs_ident(const std::string& prefix, int b, int i) {
+    return fmt::format("a_{}_{}_{}", prefix, b, i);
+  }
+
   void emit_chain(const Program& p, const std::string& prefix, int b, const FusedChain& chain,
                   std::ostringstream& body) {
     std::ostringstream fallback;
@@ -198,8 +207,8 @@ class Emitter {
       if (!id) internal_error("fused chain uses " + name + ", which holds no tensor in scope");
       return *id;
     };
-    env.site = [&](int i) { return fmt::format("s_{}_{}_{}", prefix, b, i); };
-    env.attrs = [&](int i) { return fmt::format("a_{}_{}_{}", prefix, b, i); };
+    env.site = [&](int i) { return site_ident(prefix, b, i); };
+    env.attrs = [&](int i) { return attrs_ident(prefix, b, i); };
     env.fallback = fallback.str();
     emit_fused_chain(p, b, chain, env, body);
   }
@@ -217,12 +226,12 @@ class Emitter {
       return;
     }
     if (!def->family.empty()) families_.insert(def->family);
-    std::string site = fmt::format("s_{}_{}_{}", prefix, b, i);
+    std::string site = site_ident(prefix, b, i);
     attrs_ << fmt::format("const OpSite {}{{{}, {}, \"{}\"}};\n", site, b, i, op.type());
-    std::string attrs_ident;
+    std::string attrs;
     if (!def->attrs_struct.empty()) {
-      attrs_ident = fmt::format("a_{}_{}_{}", prefix, b, i);
-      attrs_ << fmt::format("const k::{0} {1} = [] {{\n  k::{0} a;\n", def->attrs_struct, attrs_ident);
+      attrs = attrs_ident(prefix, b, i);
+      attrs_ << fmt::format("const k::{0} {1} = [] {{\n  k::{0} a;\n", def->attrs_struct, attrs);
       for (const auto& ad : def->attrs)
         if (ad.to_kernel && find_attr(op, ad.name))
           attrs_ << fmt::format("  a.{} = {};\n", ad.name, attr_literal(op, ad));
@@ -231,7 +240,7 @@ class Emitter {
     body << fmt::format("  g_current_op = &{};\n", site);
     EmitCtx ctx(
         p, b, op, *def, [&](int blk, const std::string& name) { return resolve(p, prefix, blk, name); },
-        [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs_ident, body, attrs_, families_);
+        [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs, body, attrs_, families_);
     if (def->emit_cpu) {
       def->emit_cpu(ctx);
       return;
