@@ -36,6 +36,7 @@ std::string single(const std::vector<std::string>& names) { return names.size() 
 /// One op of a chain, with the names it links by.
 struct Link {
   std::string x, y, out;  // y empty for unary ops
+  bool y_is_row = false;
 };
 
 class ChainFinder {
@@ -55,11 +56,13 @@ class ChainFinder {
       Link first;
       if (!link(i, c.dtype, first)) continue;
       c.ops.push_back(i);
+      c.y_is_row.push_back(first.y_is_row);
       std::string value = first.out;
       Link next;
       for (int j = i + 1; j < ops.size() && intermediate(value) && link(j, c.dtype, next) && next.x == value;
            ++j) {
         c.ops.push_back(j);
+        c.y_is_row.push_back(next.y_is_row);
         value = next.out;
       }
       if (c.ops.size() < 2) continue;
@@ -98,6 +101,7 @@ class ChainFinder {
     if (tx != tout || (tx != pb::VarType::FP32 && tx != pb::VarType::FP64)) return false;
     if (dtype != pb::VarType::RAW && dtype != tx) return false;
     dtype = tx;
+    l.y_is_row = binary && ry < rx;
     return true;
   }
 
@@ -128,17 +132,15 @@ void emit_fused_chain(const Program& prog, int block, const FusedChain& chain, c
   const bool fp32 = chain.dtype == pb::VarType::FP32;
   const char* ct = fp32 ? "float" : "double";
   std::vector<std::string> types, operands, pointers, steps;
-  for (int i : chain.ops) {
+  for (size_t n = 0; n < chain.ops.size(); ++n) {
+    const int i = chain.ops[n];
     const pb::OpDesc& op = ops.Get(i);
     const ops::OpDef& def = *ops::find_op(op.type());
     types.push_back(op.type());
     std::string call = fmt::format("k::pw::{}::f(v", def.pointwise);
     if (def.input("Y")) {
       const std::string y = op_inputs(op, "Y").at(0);
-      int ry = 0, rx = 0;
-      if (const auto* v = prog.find_var(block, y)) ry = tensor_desc(*v)->dims_size();
-      if (const auto* v = prog.find_var(block, op_inputs(op, "X").at(0))) rx = tensor_desc(*v)->dims_size();
-      const bool row = ry < rx;
+      const bool row = chain.y_is_row[n];
       const std::string ptr = fmt::format("y{}", operands.size());
       operands.push_back(fmt::format("{{&{}, k::Bcast::{}, {}.axis}}", env.var(y), row ? "kRow" : "kFull",
                                      env.attrs(i)));

@@ -19,6 +19,9 @@ namespace fluidc {
 
 struct FusedChain {
   std::vector<int> ops;  ///< op indices in the block, consecutive, at least two
+  /// Per op: its Y is declared with a lower rank than its X, so it is a row
+  /// under Paddle's axis rule (kRow); false for unary ops and same-rank Ys.
+  std::vector<bool> y_is_row;
   pb::VarType::Type dtype = pb::VarType::FP32;  ///< FP32 or FP64, shared by every tensor of the chain
 };
 
