@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "compiler/codegen/escape.h"
 #include "compiler/ir/program.h"
 #include "compiler/ir/program_info.h"
 
@@ -25,8 +26,5 @@ struct CpuEmitOptions {
 /// `startup` may be nullptr.
 std::string emit_cpu_program(const Program& main, const Program* startup, const ProgramInfo& info,
                              const CpuEmitOptions& options);
-
-/// C++ identifier for a program variable name: "fc_0.w_0" -> "v_fc_0_w_0".
-std::string cpp_identifier(const std::string& var_name);
 
 }  // namespace fluidc

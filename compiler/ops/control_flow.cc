@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "compiler/codegen/cpu_emitter.h"
+#include "compiler/codegen/escape.h"
 #include "compiler/codegen/emit_ctx.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/registry.h"
