@@ -5,8 +5,17 @@
 
 namespace fluidc {
 
+std::string printable(std::string_view text) {
+  std::string out;
+  for (unsigned char ch : text) {
+    if (ch < 0x20 || ch == 0x7f || ch == '\\') out += fmt::format("\\x{:02x}", ch);
+    else out += static_cast<char>(ch);
+  }
+  return out;
+}
+
 std::string Location::str() const {
-  std::string s = file;
+  std::string s = printable(file);
   std::string where;
   auto add = [&](const std::string& part) {
     if (!where.empty()) where += ", ";
@@ -15,8 +24,8 @@ std::string Location::str() const {
   if (block >= 0)
     add(parent >= 0 && block != 0 ? fmt::format("block {} (parent {})", block, parent)
                                   : fmt::format("block {}", block));
-  if (op >= 0) add(op_type.empty() ? fmt::format("op {}", op) : fmt::format("op {} ({})", op, op_type));
-  if (!var.empty()) add(fmt::format("variable '{}'", var));
+  if (op >= 0) add(op_type.empty() ? fmt::format("op {}", op) : fmt::format("op {} ({})", op, printable(op_type)));
+  if (!var.empty()) add(fmt::format("variable '{}'", printable(var)));
   if (!where.empty()) s += s.empty() ? where : ": " + where;
   return s;
 }
@@ -27,7 +36,7 @@ std::string Diagnostic::str() const {
   s += is_warning ? "warning: " : "error: ";
   s += message;
   s += "\n";
-  if (!loc.python_line.empty()) s += "    defined at " + loc.python_line + "\n";
+  if (!loc.python_line.empty()) s += "    defined at " + printable(loc.python_line) + "\n";
   return s;
 }
 

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fluidc {
@@ -57,6 +58,11 @@ class InternalError : public std::logic_error {
  public:
   explicit InternalError(const std::string& msg) : std::logic_error(msg) {}
 };
+
+/// `text` safe to print on a terminal: control bytes (newline, escape
+/// sequences, ...) and the backslash become `\xNN`. Names from a program
+/// file go through it before they reach a message.
+std::string printable(std::string_view text);
 
 [[noreturn]] void user_error(const Location& loc, const std::string& message);
 [[noreturn]] void user_error(const std::string& message);

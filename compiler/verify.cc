@@ -44,6 +44,40 @@ bool verify_blocks(const Program& prog, Diagnostics& diags) {
   return ok;
 }
 
+// A program file is untrusted (docs/security.md): names reach messages,
+// generated code (escaped there) and file names (runtime/var_file_name.h).
+// Names with control characters have no legitimate use and are refused
+// here with a location; "." and ".." can never become file names.
+void verify_name(const Program& prog, int b, int op, const std::string& name, const char* what,
+                 Diagnostics& diags) {
+  Location l = prog.loc(b, op, name);
+  if (name.empty()) {
+    diags.error(l, fmt::format("{} has an empty name", what));
+    return;
+  }
+  for (size_t i = 0; i < name.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(name[i]);
+    if (ch < 0x20 || ch == 0x7f) {
+      diags.error(l, fmt::format("{} name holds control character 0x{:02x} at byte {}; names must be printable",
+                                 what, ch, i));
+      return;
+    }
+  }
+  if (name == "." || name == "..") diags.error(l, fmt::format("{} name '{}' is reserved for directories", what, name));
+}
+
+void verify_names(const Program& prog, Diagnostics& diags) {
+  for (int b = 0; b < prog.num_blocks(); ++b) {
+    const auto& block = prog.block(b);
+    for (const auto& v : block.vars()) verify_name(prog, b, -1, v.name(), "variable", diags);
+    for (int i = 0; i < block.ops_size(); ++i)
+      for (const auto* vars : {&block.ops(i).inputs(), &block.ops(i).outputs()})
+        for (const auto& slot : *vars)
+          for (const auto& arg : slot.arguments())
+            if (!arg.empty()) verify_name(prog, b, i, arg, "argument", diags);
+  }
+}
+
 // Unsupported ops are gathered program-wide so one message lists them all.
 struct Unsupported {
   int count = 0;
@@ -112,6 +146,7 @@ void verify_attrs(const Program& prog, int b, int i, const ops::OpDef& def, Diag
 
 void verify_program(const Program& prog, Diagnostics& diags) {
   if (!verify_blocks(prog, diags)) return;
+  verify_names(prog, diags);
   std::map<std::string, Unsupported> unsupported;
   for (int b = 0; b < prog.num_blocks(); ++b) {
     const auto& block = prog.block(b);
@@ -138,7 +173,7 @@ void verify_program(const Program& prog, Diagnostics& diags) {
     std::string list;
     for (const auto& [type, u] : unsupported) {
       total += u.count;
-      list += fmt::format("\n    {} ({} op{}, first at block {}, op {})", type, u.count, u.count == 1 ? "" : "s",
+      list += fmt::format("\n    {} ({} op{}, first at block {}, op {})", printable(type), u.count, u.count == 1 ? "" : "s",
                           u.first_block, u.first_op);
     }
     Location l;

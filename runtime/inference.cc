@@ -9,6 +9,7 @@
 #include "runtime/driver_util.h"
 #include "runtime/error.h"
 #include "runtime/npy.h"
+#include "runtime/var_file_name.h"
 
 namespace fluidc::rt {
 namespace {
@@ -21,7 +22,8 @@ void print_help(const Model& m, const char* argv0) {
       "                      file per variable%s\n"
       "  --feed NAME=FILE    a NumPy .npy array for each input (checked against its declared\n"
       "                      dtype and shape; -1 dims take any size)\n"
-      "  --fetch-dir DIR     write each result as DIR/NAME.npy ('/' in NAME becomes '_')\n"
+      "  --fetch-dir DIR     write each result as DIR/NAME.npy ('/' in NAME becomes '_';\n"
+      "                      docs/security.md)\n"
       "  --repeat N          run N times and report the median latency (benchmarking)\n"
       "%s"
       "  --version           compiler version and program checksum\n\n",
@@ -32,13 +34,6 @@ void print_help(const Model& m, const char* argv0) {
   std::printf("outputs:\n");
   for (int i = 0; i < m.num_fetches; ++i)
     std::printf("  %s  %s\n", m.fetches[i].name, declared_str(m.fetches[i]).c_str());
-}
-
-std::string fetch_file_name(const std::string& name) {
-  std::string f = name;
-  for (char& c : f)
-    if (c == '/') c = '_';
-  return f + ".npy";
 }
 
 }  // namespace
@@ -75,7 +70,7 @@ int run_inference(const Model& m, int argc, char** argv) {
   for (int i = 0; i < m.num_fetches; ++i) {
     const VarBinding& b = m.fetches[i];
     print_summary(b.name, *b.tensor);
-    if (!dir.empty()) write_npy(dir + "/" + fetch_file_name(b.name), *b.tensor);
+    if (!dir.empty()) write_npy(dir + "/" + var_file_name(b.name, ".npy"), *b.tensor);
   }
   return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "runtime/atomic_file.h"
 #include "runtime/error.h"
+#include "runtime/var_file_name.h"
 
 namespace fluidc::rt {
 
@@ -358,17 +359,18 @@ void write_tensor_file(const std::string& path, const Tensor& t) {
 void read_param_dir(const std::string& dir, const std::vector<std::string>& names,
                     const std::vector<Tensor*>& outs) {
   check_same_size(names, outs.size(), dir.c_str());
-  for (size_t i = 0; i < names.size(); ++i) read_tensor_file(dir + "/" + names[i], *outs[i], names[i]);
+  for (size_t i = 0; i < names.size(); ++i) read_tensor_file(dir + "/" + var_file_name(names[i]), *outs[i], names[i]);
 }
 
 void write_param_dir(const std::string& dir, const std::vector<std::string>& names,
                      const std::vector<const Tensor*>& tensors) {
   check_same_size(names, tensors.size(), dir.c_str());
-  for (size_t i = 0; i < names.size(); ++i) check_value(*tensors[i], var_where(dir + "/" + names[i], names[i]));
+  for (size_t i = 0; i < names.size(); ++i)
+    check_value(*tensors[i], var_where(dir + "/" + var_file_name(names[i]), names[i]));
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) fail(dir + ": cannot create directory: " + ec.message());
-  for (size_t i = 0; i < names.size(); ++i) write_tensor_file(dir + "/" + names[i], *tensors[i]);
+  for (size_t i = 0; i < names.size(); ++i) write_tensor_file(dir + "/" + var_file_name(names[i]), *tensors[i]);
 }
 
 }  // namespace fluidc::rt
