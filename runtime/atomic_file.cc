@@ -1,7 +1,9 @@
 // runtime/atomic_file.cc - crash-safe whole-file writes (temp + fsync + rename) and located reads.
 #include "runtime/atomic_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,10 +98,75 @@ void sync_dir(const std::string& dir) {
   ::close(dfd);
 }
 
+std::string base_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// True when `text` is a whole positive decimal number that fits a pid.
+bool parse_pid(const std::string& text, pid_t* pid) {
+  if (text.empty() || text.size() > 9) return false;
+  long v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *pid = static_cast<pid_t>(v);
+  return v > 0;
+}
+
 }  // namespace
 
-void write_file_atomically(const std::string& path,
+std::string resolve_write_target(const std::string& path) {
+  std::string cur = path;
+  // Linux itself gives up after 40 links.
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st;
+    if (::lstat(cur.c_str(), &st) != 0) return cur;  // absent: created by the write
+    if (S_ISREG(st.st_mode)) return cur;
+    if (!S_ISLNK(st.st_mode))
+      fail(path + ": exists and is not a regular file" + (cur == path ? "" : " (through the link, " + cur + ")") +
+           "; refusing to replace it");
+    std::vector<char> buf(static_cast<size_t>(st.st_size > 0 ? st.st_size : 255) + 1);
+    ssize_t n = ::readlink(cur.c_str(), buf.data(), buf.size());
+    if (n < 0 || static_cast<size_t>(n) >= buf.size()) fail(path + ": cannot read the symbolic link " + cur);
+    std::string target(buf.data(), static_cast<size_t>(n));
+    cur = target.empty() || target[0] == '/' ? target : dir_of(cur) + "/" + target;
+  }
+  fail(path + ": too many levels of symbolic links");
+}
+
+void check_writable_target(const std::string& path) {
+  const std::string target = resolve_write_target(path);
+  const std::string dir = dir_of(target);
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    fail(path + ": cannot write: directory " + dir + " does not exist");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    fail(path + ": cannot write: directory " + dir + " is not writable: " + os_reason(errno));
+  if (::access(target.c_str(), F_OK) == 0 && ::access(target.c_str(), W_OK) != 0)
+    fail(path + ": cannot write: " + os_reason(errno));
+}
+
+void remove_stale_temp_files(const std::string& path) {
+  const std::string dir = dir_of(path), prefix = base_of(path) + ".tmp.";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    pid_t pid;
+    if (name.rfind(prefix, 0) != 0 || !parse_pid(name.substr(prefix.size()), &pid)) continue;
+    // Our own pid's temp is ours to overwrite; a live process's is its own.
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    ::unlink((dir + "/" + name).c_str());
+  }
+  ::closedir(d);
+}
+
+void write_file_atomically(const std::string& user_path,
                            const std::function<void(std::ostream&)>& writer) {
+  const std::string path = resolve_write_target(user_path);
+  remove_stale_temp_files(path);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) {

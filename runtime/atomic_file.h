@@ -13,6 +13,9 @@ namespace fluidc::rt {
 /// old file or the complete new one - never a half-written mix, even if the
 /// process is killed or the machine loses power.
 ///
+/// A symlinked `path` is written through (see resolve_write_target); stale
+/// temp files of killed earlier writes are removed first.
+///
 /// The bytes go to `path + ".tmp.<pid>"` in the same directory; after
 /// `writer` returns the temp file is flushed, fsync'ed, renamed over `path`,
 /// and the directory is fsync'ed so the rename itself is durable.
@@ -25,6 +28,24 @@ namespace fluidc::rt {
 /// the same time (they would share the temp name).
 void write_file_atomically(const std::string& path,
                            const std::function<void(std::ostream&)>& writer);
+
+/// The file a write to `path` must replace: `path` itself, or, when `path`
+/// is a symbolic link (or a chain of them), the file it points to, so the
+/// link survives and its target is updated as the user meant. Throws Error
+/// when that file exists and is not a regular file (a directory, a device,
+/// a FIFO: renaming over it would replace it with a regular file), or when
+/// the links form a loop.
+std::string resolve_write_target(const std::string& path);
+
+/// Checks, before long work starts, that write_file_atomically(path, ...)
+/// can succeed later: the target is a regular file or absent, and its
+/// directory exists and is writable. Throws Error saying what is wrong.
+void check_writable_target(const std::string& path);
+
+/// Removes temp files `<name>.tmp.<pid>` beside `path` left by writes whose
+/// process no longer exists (killed mid-save). Called by every write; safe
+/// while other processes write other files in the same directory.
+void remove_stale_temp_files(const std::string& path);
 
 /// Convenience overload: atomically replaces `path` with exactly `bytes`.
 void write_file_atomically(const std::string& path, std::string_view bytes);

@@ -139,6 +139,7 @@ void apply_threads_flag(const Flags& flags) {
 
 void initialize_state(const Model& m, const Flags& flags) {
   if (m.startup) m.startup();
+  g_current_op = nullptr;  // errors below are about --params, not the startup program's last op
   std::string source;
   if (flags.has("resume")) {
     source = flags.get("resume");
@@ -183,8 +184,12 @@ void print_summary(const std::string& label, const Tensor& t) {
     }
     lo = std::fmin(lo, v), hi = std::fmax(hi, v), sum += v;
   }
+  if (n == 0) {
+    std::printf("%s: %s %s  (empty)\n", label.c_str(), dtype_name(t.dtype()), t.shape().str().c_str());
+    return;
+  }
   std::printf("%s: %s %s  min %.6g  max %.6g  mean %.6g\n", label.c_str(), dtype_name(t.dtype()),
-              t.shape().str().c_str(), lo, hi, n ? sum / n : 0.0);
+              t.shape().str().c_str(), lo, hi, sum / n);
 }
 
 double scalar_value(const Tensor& t, const std::string& name) {
@@ -216,6 +221,14 @@ int run_model_main(int argc, char** argv, const Model& m) {
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "%s: error: out of memory\n", argv[0]);
     return 1;
+  } catch (const std::exception& e) {
+    // Not bad input: a bug in fluidc or its runtime. A distinct exit code
+    // lets scripts tell the two apart.
+    std::fprintf(stderr, "%s: internal error (a fluidc bug, please report it): %s\n", argv[0], e.what());
+    return 3;
+  } catch (...) {
+    std::fprintf(stderr, "%s: internal error (a fluidc bug, please report it): unknown exception\n", argv[0]);
+    return 3;
   }
 }
 

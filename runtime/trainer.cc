@@ -1,6 +1,9 @@
 // runtime/trainer.cc - the driver of trainer binaries: batches from .npy data, steps, logging, checkpoints.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
@@ -8,11 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "runtime/atomic_file.h"
 #include "runtime/driver_util.h"
-#include "runtime/parallel.h"
 #include "runtime/error.h"
+#include "runtime/finite_check.h"
 #include "runtime/npy.h"
+#include "runtime/parallel.h"
 #include "runtime/tensor_record.h"
+#include "runtime/train_progress.h"
 
 namespace fluidc::rt {
 namespace {
@@ -20,18 +26,22 @@ namespace {
 void print_help(const Model& m, const char* argv0) {
   std::printf(
       "usage: %s --data NAME=FILE.npy ... [--batch-size N] [--epochs N | --steps N]\n"
-      "          [--params FILE|DIR | --resume FILE] [--save FILE] [--save-dir DIR] [--seed N] [--no-shuffle]\n"
-      "          [--log-every N] [--losses-out FILE.npy] [--threads N]\n\n"
+      "          [--params FILE|DIR | --resume FILE] [--save FILE [--save-every N]] [--save-dir DIR] [--seed N]\n"
+      "          [--no-shuffle] [--log-every N] [--losses-out FILE.npy] [--threads N]\n\n"
       "Trainer compiled by fluidc %s from %s.\n\n"
       "  --data NAME=FILE    training data for each input, one sample per row (axis 0)\n"
       "  --batch-size N      rows per step (default 32); the last batch of an epoch may be smaller\n"
       "  --epochs N          passes over the data (default 1)\n"
-      "  --steps N           stop after N steps instead (may span several epochs)\n"
+      "  --steps N           stop after N steps instead (may span several epochs); with --resume,\n"
+      "                      both count from the start of the first run\n"
       "  --params FILE|DIR   start from these weights (combined .pdiparams or per-variable dir)\n"
       "                      instead of the startup program's initialisation\n"
-      "  --resume FILE       continue from a checkpoint written by --save\n"
+      "  --resume FILE       continue from a checkpoint written by --save, at the step it was\n"
+      "                      saved (mid-epoch, same batches) when FILE.progress is beside it\n"
       "  --save FILE         write every persistable (Paddle's combined format, sorted by name)\n"
-      "                      atomically at the end\n"
+      "                      atomically at the end, and the step reached to FILE.progress;\n"
+      "                      never when the loss or a persistable is NaN or Inf\n"
+      "  --save-every N      also save every N steps\n"
       "  --save-dir DIR      also write one file per persistable into DIR (Paddle's save_vars layout),\n"
       "                      which inference binaries of the same model read by name\n"
       "  --seed N            seed for shuffling and random initialisers (default 0)\n"
@@ -58,24 +68,57 @@ void gather_rows(const Tensor& src, const std::vector<int64_t>& order, int64_t b
   for (int64_t r = 0; r < count; ++r) std::memcpy(to + r * row_bytes, from + order[begin + r] * row_bytes, row_bytes);
 }
 
-}  // namespace
+// The run's counts, parsed and multiplied with overflow checks.
+struct StepPlan {
+  int64_t rows = 0, batch = 0, per_epoch = 0, steps = 0, first_step = 0, log_every = 10, save_every = 0;
+};
 
-int run_trainer(const Model& m, int argc, char** argv) {
-  if (wants_help(argc, argv)) {
-    print_help(m, argv[0]);
-    return 0;
+StepPlan plan_steps(const Flags& flags, int64_t rows) {
+  StepPlan p;
+  p.rows = rows;
+  p.batch = flags.get_int("batch-size", 32);
+  if (p.batch < 1) fail("--batch-size must be at least 1");
+  p.per_epoch = rows / p.batch + (rows % p.batch != 0);
+  if (flags.has("steps") && flags.has("epochs")) fail("give --steps or --epochs, not both");
+  if (flags.has("steps")) {
+    p.steps = flags.get_int("steps", 0);
+  } else {
+    const long long epochs = flags.get_int("epochs", 1);
+    long long steps = 0;
+    if (__builtin_mul_overflow(static_cast<long long>(p.per_epoch), epochs, &steps))
+      fail("--epochs " + std::to_string(epochs) + " is too many: " + std::to_string(p.per_epoch) +
+           " steps per epoch times that does not fit in 64 bits");
+    p.steps = steps;
   }
-  Flags flags(argc, argv,
-              {"data", "batch-size", "epochs", "steps", "params", "resume", "save", "save-dir", "seed", "log-every",
-               "losses-out", "threads"},
-              {"data"}, {"no-shuffle"});
-  apply_threads_flag(flags);
-  if (!m.loss) fail("this trainer has no loss variable");
-  if (flags.has("params") && flags.has("resume")) fail("give --params or --resume, not both");
+  p.log_every = std::max<long long>(1, flags.get_int("log-every", 10));
+  p.save_every = flags.get_int("save-every", 0);
+  if (p.save_every > 0 && !flags.has("save")) fail("--save-every needs --save FILE");
+  return p;
+}
 
-  // Training data: one array per feed, all with the same number of rows.
+// Output paths are checked before the first step: a typo must not cost a
+// long run its results.
+void check_outputs(const Flags& flags) {
+  for (const char* flag : {"save", "losses-out"})
+    if (flags.has(flag)) check_writable_target(flags.get(flag));
+  if (flags.has("save")) check_writable_target(progress_path(flags.get("save")));
+  if (flags.has("save-dir")) {
+    const std::string dir = flags.get("save-dir");
+    struct stat st;
+    if (::stat(dir.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) fail("--save-dir " + dir + ": exists and is not a directory");
+      check_writable_target(dir + "/.");
+    } else {
+      check_writable_target(dir);  // its parent must exist and be writable
+    }
+  }
+}
+
+// Training data: one array per feed, all with the same number of rows, all
+// finite (a NaN in the data would train silently into NaN weights).
+int64_t load_data(const Model& m, const Flags& flags, std::vector<Tensor>& data) {
   const std::vector<std::string> files = files_for_inputs(m, flags, "data");
-  std::vector<Tensor> data(m.num_feeds);
+  data.resize(m.num_feeds);
   int64_t rows = -1;
   for (int i = 0; i < m.num_feeds; ++i) {
     const VarBinding& b = m.feeds[i];
@@ -86,72 +129,125 @@ int run_trainer(const Model& m, int argc, char** argv) {
       fail("--data arrays differ in rows: '" + std::string(b.name) + "' has " + std::to_string(data[i].dim(0)) +
            ", the first input has " + std::to_string(rows));
     rows = data[i].dim(0);
+    check_finite(data[i], "'" + std::string(b.name) + "' from " + files[i]);
   }
   if (rows <= 0) fail("training data has no rows");
+  return rows;
+}
 
-  const int64_t batch = flags.get_int("batch-size", 32);
-  if (batch < 1) fail("--batch-size must be at least 1");
-  const int64_t per_epoch = (rows + batch - 1) / batch;
-  const int64_t steps = flags.has("steps") ? flags.get_int("steps", 0) : per_epoch * flags.get_int("epochs", 1);
-  const int64_t log_every = std::max<long long>(1, flags.get_int("log-every", 10));
-  const bool shuffle = !flags.has("no-shuffle");
-  std::mt19937_64 rng(static_cast<uint64_t>(flags.get_int("seed", 0)));
+// Writes --save (and its progress file) and --save-dir, after checking that
+// every persistable is finite: a diverged run never replaces a good
+// checkpoint.
+void save_state(const Model& m, const Flags& flags, const TrainProgress& progress) {
+  std::vector<const Tensor*> state;
+  for (int i = 0; i < m.num_persistables; ++i) {
+    check_finite(*m.persistables[i].tensor, "not saving after step " + std::to_string(progress.step) + ": '" +
+                                                std::string(m.persistables[i].name) + "'");
+    state.push_back(m.persistables[i].tensor);
+  }
+  const auto names = binding_names(m.persistables, m.num_persistables);
+  if (flags.has("save")) {
+    write_combined_params(flags.get("save"), names, state);
+    write_progress(flags.get("save"), progress);
+  }
+  if (flags.has("save-dir")) write_param_dir(flags.get("save-dir"), names, state);
+}
+
+}  // namespace
+
+int run_trainer(const Model& m, int argc, char** argv) {
+  if (wants_help(argc, argv)) {
+    print_help(m, argv[0]);
+    return 0;
+  }
+  Flags flags(argc, argv,
+              {"data", "batch-size", "epochs", "steps", "params", "resume", "save", "save-dir", "save-every", "seed",
+               "log-every", "losses-out", "threads"},
+              {"data"}, {"no-shuffle"});
+  apply_threads_flag(flags);
+  if (!m.loss) fail("this trainer has no loss variable");
+  if (flags.has("params") && flags.has("resume")) fail("give --params or --resume, not both");
+  check_outputs(flags);
+
+  std::vector<Tensor> data;
+  const int64_t rows = load_data(m, flags, data);
+  StepPlan plan = plan_steps(flags, rows);
+  TrainProgress progress;
+  progress.rows = rows, progress.batch = plan.batch, progress.shuffle = !flags.has("no-shuffle");
+  progress.seed = static_cast<uint64_t>(flags.get_int("seed", 0));
+  std::mt19937_64 rng(progress.seed);
 
   initialize_state(m, flags);
+  TrainProgress saved;
+  if (flags.has("resume") && read_progress(flags.get("resume"), &saved)) {
+    if (saved.same_order_as(progress)) plan.first_step = saved.step;
+    else std::printf("note: the data, --batch-size, --seed or --no-shuffle differ from the run that wrote %s: "
+                     "the data order starts afresh\n", flags.get("resume").c_str());
+  }
 
   std::printf("training %s: %lld rows, batch %lld, %lld steps (%lld per epoch)%s, %d thread%s\n", m.program,
-              static_cast<long long>(rows), static_cast<long long>(batch), static_cast<long long>(steps),
-              static_cast<long long>(per_epoch), shuffle ? ", shuffled" : "", num_threads(),
+              static_cast<long long>(rows), static_cast<long long>(plan.batch), static_cast<long long>(plan.steps),
+              static_cast<long long>(plan.per_epoch), progress.shuffle ? ", shuffled" : "", num_threads(),
               num_threads() == 1 ? "" : "s");
+  if (plan.first_step > 0)
+    std::printf("resuming at step %lld (epoch %lld)\n", static_cast<long long>(plan.first_step),
+                static_cast<long long>(plan.first_step / plan.per_epoch + 1));
   std::fflush(stdout);
   std::vector<int64_t> order(rows);
   std::iota(order.begin(), order.end(), 0);
-  std::vector<float> losses;
-  losses.reserve(steps);
+  // Replay the shuffles of the epochs already begun, so a resumed run draws
+  // exactly the batches the interrupted one would have.
+  if (progress.shuffle)
+    for (int64_t e = 0; e * plan.per_epoch < plan.first_step; ++e) std::shuffle(order.begin(), order.end(), rng);
+  const bool keep_losses = flags.has("losses-out");
+  std::vector<float> losses;  // grows as it goes: --steps may be huge
+  double loss = 0;
   auto interval_start = std::chrono::steady_clock::now();
   const auto run_start = interval_start;
   int64_t interval_steps = 0;
-  for (int64_t step = 0; step < steps; ++step) {
-    const int64_t in_epoch = step % per_epoch;
-    if (in_epoch == 0 && shuffle) std::shuffle(order.begin(), order.end(), rng);
-    const int64_t begin = in_epoch * batch, count = std::min(batch, rows - begin);
+  for (int64_t step = plan.first_step; step < plan.steps; ++step) {
+    const int64_t in_epoch = step % plan.per_epoch;
+    if (in_epoch == 0 && progress.shuffle) std::shuffle(order.begin(), order.end(), rng);
+    const int64_t begin = in_epoch * plan.batch, count = std::min(plan.batch, rows - begin);
     for (int i = 0; i < m.num_feeds; ++i) gather_rows(data[i], order, begin, count, *m.feeds[i].tensor);
     m.run();
     g_current_op = nullptr;
-    const double loss = scalar_value(*m.loss->tensor, m.loss->name);
-    losses.push_back(static_cast<float>(loss));
+    loss = scalar_value(*m.loss->tensor, m.loss->name);
+    if (!std::isfinite(loss))
+      fail("step " + std::to_string(step + 1) + ": the loss '" + m.loss->name + "' is " + std::to_string(loss) +
+           "; stopping without saving (any earlier checkpoint is kept)");
+    if (keep_losses) losses.push_back(static_cast<float>(loss));
     ++interval_steps;
-    if ((step + 1) % log_every == 0 || step + 1 == steps) {
+    if ((step + 1) % plan.log_every == 0 || step + 1 == plan.steps) {
       auto now = std::chrono::steady_clock::now();
       double secs = std::chrono::duration<double>(now - interval_start).count();
       std::printf("step %lld/%lld  epoch %lld  loss %.6f  %.1f steps/s\n", static_cast<long long>(step + 1),
-                  static_cast<long long>(steps), static_cast<long long>(step / per_epoch + 1), loss,
+                  static_cast<long long>(plan.steps), static_cast<long long>(step / plan.per_epoch + 1), loss,
                   secs > 0 ? interval_steps / secs : 0.0);
       std::fflush(stdout);
       interval_start = now;
       interval_steps = 0;
     }
+    if (plan.save_every > 0 && (step + 1) % plan.save_every == 0 && step + 1 < plan.steps) {
+      progress.step = step + 1;
+      save_state(m, flags, progress);
+    }
   }
+  const int64_t done = std::max<int64_t>(0, plan.steps - plan.first_step);
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-  std::printf("done: %lld steps in %.3f s (%.1f steps/s), final loss %.6f\n", static_cast<long long>(steps), total,
-              total > 0 ? steps / total : 0.0, losses.empty() ? 0.0 : losses.back());
-  if (flags.has("losses-out")) {
+  std::printf("done: %lld steps in %.3f s (%.1f steps/s), final loss %.6f\n", static_cast<long long>(done), total,
+              total > 0 ? done / total : 0.0, loss);
+  if (keep_losses) {
     Tensor t;
     t.resize(Shape{static_cast<int64_t>(losses.size())}, DType::kFP32);
     std::copy(losses.begin(), losses.end(), t.data<float>());
     write_npy(flags.get("losses-out"), t);
   }
-  std::vector<const Tensor*> state;
-  for (int i = 0; i < m.num_persistables; ++i) state.push_back(m.persistables[i].tensor);
-  const auto names = binding_names(m.persistables, m.num_persistables);
-  if (flags.has("save")) {
-    write_combined_params(flags.get("save"), names, state);
-    std::printf("saved %d persistables to %s\n", m.num_persistables, flags.get("save").c_str());
-  }
-  if (flags.has("save-dir")) {
-    write_param_dir(flags.get("save-dir"), names, state);
+  progress.step = std::max(plan.first_step, plan.steps);
+  save_state(m, flags, progress);
+  if (flags.has("save")) std::printf("saved %d persistables to %s\n", m.num_persistables, flags.get("save").c_str());
+  if (flags.has("save-dir"))
     std::printf("saved %d persistables, one file each, to %s/\n", m.num_persistables, flags.get("save-dir").c_str());
-  }
   return 0;
 }
 

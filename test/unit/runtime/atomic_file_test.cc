@@ -1,5 +1,6 @@
 // test/unit/runtime/atomic_file_test.cc - atomic replace-on-write and located file reads.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,6 +100,57 @@ TEST_CASE("a process killed mid-write never leaves a half-written file", "[atomi
   // The killed writer's temp file is the only trace, named after its pid.
   const std::string tmp = path + ".tmp." + std::to_string(child);
   CHECK(read_file(tmp) == "partial new ");
+  // The next write removes it: its process is gone.
+  write_file_atomically(path, std::string_view("new"));
+  CHECK(read_file(path) == "new");
+  CHECK(dir.count() == 1);
+}
+
+TEST_CASE("temp files of live processes and of other targets are left alone", "[atomic_file]") {
+  TempDir dir;
+  const std::string path = dir.file("ckpt");
+  const std::string live = path + ".tmp." + std::to_string(::getppid());  // our parent is alive
+  const std::string other = dir.file("other.tmp.999999999");
+  const std::string not_pid = path + ".tmp.12ab";
+  for (const auto& f : {live, other, not_pid}) write_file_atomically(f, std::string_view("x"));
+  write_file_atomically(path, std::string_view("data"));
+  CHECK(dir.count() == 4);
+}
+
+TEST_CASE("a symlinked target is written through; the link survives", "[atomic_file]") {
+  TempDir dir;
+  const std::string real = dir.file("real.pdiparams"), link = dir.file("latest.pdiparams");
+  write_file_atomically(real, std::string_view("v1"));
+  REQUIRE(::symlink("real.pdiparams", link.c_str()) == 0);
+  write_file_atomically(link, std::string_view("v2"));
+  struct stat st;
+  REQUIRE(::lstat(link.c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+  CHECK(read_file(real) == "v2");
+  // A dangling link creates its target.
+  const std::string dangling = dir.file("dangling");
+  REQUIRE(::symlink("created_by_write", dangling.c_str()) == 0);
+  write_file_atomically(dangling, std::string_view("v3"));
+  CHECK(read_file(dir.file("created_by_write")) == "v3");
+  // A loop is an error, not a hang.
+  REQUIRE(::symlink("loop_b", dir.file("loop_a").c_str()) == 0);
+  REQUIRE(::symlink("loop_a", dir.file("loop_b").c_str()) == 0);
+  CHECK_THROWS_WITH(write_file_atomically(dir.file("loop_a"), std::string_view("x")),
+                    Contains("too many levels of symbolic links"));
+}
+
+TEST_CASE("a target that is not a regular file is refused, before and at the write", "[atomic_file]") {
+  TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(check_writable_target(fifo), Contains("not a regular file"));
+  CHECK_THROWS_WITH(write_file_atomically(fifo, std::string_view("x")), Contains("not a regular file"));
+  CHECK_THROWS_WITH(check_writable_target(dir.str()), Contains("not a regular file"));
+  struct stat st;
+  REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  CHECK_THROWS_WITH(check_writable_target(dir.file("missing_dir/ckpt")), Contains("does not exist"));
+  CHECK_NOTHROW(check_writable_target(dir.file("new_file")));
 }
 
 TEST_CASE("write errors name the path and the reason", "[atomic_file]") {
