@@ -39,6 +39,13 @@ struct Link {
   bool y_is_row = false;
 };
 
+/// The longest chain written as one loop; a longer run of fusable ops
+/// becomes several loops. A 10,000-op chain as one loop took clang 565 s to
+/// optimise (superlinear in the loop body); capped at 32 ops, 47 s; at 8,
+/// 69 s (more loops, each with its fallback). A 32-op loop already does ~32
+/// operations per element loaded, so longer loops gain nothing.
+constexpr size_t kMaxChainOps = 32;
+
 class ChainFinder {
  public:
   ChainFinder(const Program& prog, int block, const ProgramInfo& info)
@@ -59,7 +66,8 @@ class ChainFinder {
       c.y_is_row.push_back(first.y_is_row);
       std::string value = first.out;
       Link next;
-      for (int j = i + 1; j < ops.size() && intermediate(value) && link(j, c.dtype, next) && next.x == value;
+      for (int j = i + 1; j < ops.size() && c.ops.size() < kMaxChainOps && intermediate(value) &&
+                          link(j, c.dtype, next) && next.x == value;
            ++j) {
         c.ops.push_back(j);
         c.y_is_row.push_back(next.y_is_row);

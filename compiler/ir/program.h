@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/diagnostics.h"
@@ -50,11 +51,17 @@ class Program {
 
  private:
   void index();
+  int defining_block(int block, const std::string& name) const;
+  int search_visible(int block, const std::string& name) const;
   pb::ProgramDesc desc_;
   std::string origin_;
   std::string sha256_;
   // Per block: variable name -> index into BlockDesc.vars.
-  std::vector<std::map<std::string, int>> var_index_;
+  std::vector<std::unordered_map<std::string, int>> var_index_;
+  // Per block: name -> the block that defines it as seen from here (-1:
+  // none); filled lazily by find_var. Like var_index_, valid until the
+  // desc is changed through mutable_desc() without re-indexing.
+  mutable std::vector<std::unordered_map<std::string, int>> resolved_;
 };
 
 /// True for a variable holding one dense tensor (VarType LOD_TENSOR).
