@@ -119,7 +119,7 @@ void emit_assign_value(EmitCtx& c) {
 // element count. fluidc's kernels check shapes exactly, so when the counts
 // agree the seed is emitted as ones shaped like the loss itself.
 void emit_fill_constant(EmitCtx& c) {
-  const std::string suffix = "@GRAD";
+  const std::string& suffix = kGradSuffix;
   const int64_t role = attr_int(c.op(), "op_role", 0);
   auto outs = op_outputs(c.op(), "Out");
   bool seeds_loss = (role & kOpRoleBackward) && (role & kOpRoleLoss) && outs.size() == 1 &&
