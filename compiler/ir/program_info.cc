@@ -54,9 +54,8 @@ std::vector<std::string> feeds_by_dataflow(const Program& prog) {
   return feeds;
 }
 
-// The loss as Paddle's append_backward marks it: the forward op that writes
-// it has op_role Forward|Loss. When that op has several outputs (a fused
-// loss op), the loss is the one whose gradient the Backward|Loss seed writes.
+}  // namespace
+
 std::string marked_loss(const pb::BlockDesc& block) {
   std::vector<std::string> candidates;
   std::set<std::string> seeded;
@@ -75,8 +74,6 @@ std::string marked_loss(const pb::BlockDesc& block) {
   return "";
 }
 
-}  // namespace
-
 ProgramInfo analyze_program(const Program& prog, const std::string& loss_override, Diagnostics& diags) {
   ProgramInfo info;
   const auto& block = prog.block(0);
@@ -86,7 +83,7 @@ ProgramInfo analyze_program(const Program& prog, const std::string& loss_overrid
     const ops::OpDef* def = ops::find_op(op.type());
     if (def && def->has(ops::kOptimizer)) {
       info.is_trainer = true;
-      for (const auto& p : op_inputs(op, "Param")) params.insert(p);
+      for (const auto& p : op_inputs(op, def->optimizer ? def->optimizer->param : "Param")) params.insert(p);
     }
   }
   info.loss = marked_loss(block);

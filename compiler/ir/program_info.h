@@ -25,6 +25,11 @@ struct ProgramInfo {
 /// trainer, a named loss that does not exist) go to `diags`.
 ProgramInfo analyze_program(const Program& main, const std::string& loss_override, Diagnostics& diags);
 
+/// The loss as Paddle's append_backward marks it: the output of the forward
+/// op with op_role Forward|Loss; when that op has several outputs, the one
+/// whose gradient the Backward|Loss seed writes. "" when nothing is marked.
+std::string marked_loss(const pb::BlockDesc& block);
+
 /// Paddle's op_role bits (OpRole in Paddle's op_proto_maker): Forward|Loss
 /// (0x0100) marks the forward op that writes the loss, Backward|Loss
 /// (0x0101) the op that writes d(loss)/d(loss) = 1.
