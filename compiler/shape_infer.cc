@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "compiler/ir/attrs.h"
+#include "compiler/ir/program_info.h"
 #include "compiler/ops/registry.h"
 
 namespace fluidc {
@@ -94,7 +95,7 @@ void same_as_x(ShapeCtx& c) {
 }
 
 void grads_like_inputs(ShapeCtx& c) {
-  static const std::string kSuffix = "@GRAD";
+  const std::string& kSuffix = kGradSuffix;
   for (const auto& out : c.op().outputs()) {
     const std::string& slot = out.parameter();
     if (slot.size() <= kSuffix.size() || slot.compare(slot.size() - kSuffix.size(), kSuffix.size(), kSuffix))

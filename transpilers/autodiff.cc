@@ -14,7 +14,7 @@
 namespace fluidc {
 namespace {
 
-const std::string kGrad = "@GRAD";
+const std::string& kGrad = kGradSuffix;
 
 bool is_float(pb::VarType::Type t) {
   return t == pb::VarType::FP32 || t == pb::VarType::FP64 || t == pb::VarType::FP16 || t == pb::VarType::BF16;
@@ -34,12 +34,13 @@ class Backward {
     }
     const int n_forward = block_.ops_size();
     for (int i = 0; i < n_forward; ++i)
-      if (attr_int(block_.ops(i), "op_role", 0) & (kOpRoleBackward | 0x2))
+      if (attr_int(block_.ops(i), "op_role", 0) & (kOpRoleBackward | kOpRoleOptimize))
         return error(i, "", "the program already has backward or optimizer ops"), ParamGrads{};
     mark_requires_grad(n_forward);
     std::vector<int> path = ops_on_path(n_forward);
     count_contributions(path);
     if (diags_.has_errors()) return {};
+    mark_loss(loss_producer(n_forward));
     seed();
     for (auto it = path.rbegin(); it != path.rend(); ++it) emit_grad_op(*it);
     // Sorted by parameter name: the order of Paddle's parameter list, so the
@@ -176,6 +177,12 @@ class Backward {
     ops::set_attr_int(op, "op_role", role);
     if (!role_vars.empty()) ops::set_attr_strings(op, "op_role_var", role_vars);
     *block_.add_ops() = std::move(op);
+  }
+
+  // Paddle marks the op that writes the loss Forward|Loss; program analysis
+  // finds the loss by that mark, not from the seed's output name.
+  void mark_loss(int producer) {
+    if (producer >= 0) ops::set_attr_int(*block_.mutable_ops(producer), "op_role", kOpRoleForward | kOpRoleLoss);
   }
 
   void seed() {

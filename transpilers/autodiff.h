@@ -19,8 +19,9 @@ struct AutodiffOptions {
 /// (parameter, its gradient variable) for every parameter the loss reaches.
 using ParamGrads = std::vector<std::pair<std::string, std::string>>;
 
-/// Appends to block 0 of `prog` what Paddle's append_backward would: a
-/// fill_constant seeding `<loss>@GRAD` with 1 (op_role Backward|Loss), then,
+/// Appends to block 0 of `prog` what Paddle's append_backward would: the
+/// op writing the loss marked op_role Forward|Loss, a fill_constant seeding
+/// `<loss>@GRAD` with 1 (op_role Backward|Loss), then,
 /// for each forward op on a path from a parameter to the loss, last first,
 /// its gradient op (the op table's rule: the generic `<type>_grad` op with
 /// slots mapped by name, or the op's own grad maker), with `<var>@GRAD`

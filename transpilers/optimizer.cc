@@ -5,25 +5,29 @@
 
 #include "compiler/ir/program_info.h"
 #include "compiler/ops/grad_util.h"
+#include "compiler/ops/registry.h"
 
 namespace fluidc {
 namespace {
 
-constexpr int kOpRoleOptimize = 0x0002;
-
 class OptimizerPass {
  public:
-  OptimizerPass(pb::ProgramDesc& main, pb::ProgramDesc& startup, const OptimizerOptions& o)
-      : main_(*main.mutable_blocks(0)), startup_(*startup.mutable_blocks(0)), o_(o) {}
+  OptimizerPass(pb::ProgramDesc& main, pb::ProgramDesc& startup, const OptimizerOptions& o,
+                const ops::OpDef& def)
+      : main_(*main.mutable_blocks(0)), startup_(*startup.mutable_blocks(0)), o_(o), def_(def),
+        opt_(*def.optimizer) {}
 
   void run(ParamGrads params) {
-    lr_ = state_var("learning_rate_0", {}, pb::VarType::FP32, o_.learning_rate);
+    // Learning rates first: their variables and fills lead, as in Paddle.
+    for (const auto& pg : params) learning_rate(tensor_desc(*find_block_var(main_, pg.first))->data_type());
     if (o_.clip_norm > 0) params = clip_by_global_norm(params);
     for (const auto& [param, grad] : params) update(param, grad);
   }
 
  private:
   // A persistable variable in both programs, set to `value` by startup.
+  // str_value carries the value exactly (shortest round-trip decimal), so a
+  // float64 state starts at 0.9, not at float(0.9).
   std::string state_var(const std::string& name, const std::vector<int64_t>& dims, pb::VarType::Type dtype,
                         double value) {
     for (pb::BlockDesc* b : {&main_, &startup_}) {
@@ -37,18 +41,35 @@ class OptimizerPass {
     ops::add_output(fill, "Out", {name});
     ops::set_attr_longs(fill, "shape", dims);
     ops::set_attr_int(fill, "dtype", dtype);
-    ops::set_attr_float(fill, "value", static_cast<float>(value));
-    ops::set_attr_string(fill, "str_value", "");
+    set_exact_value(fill, value);
     ops::set_attr_int(fill, "op_role", 0);
     *startup_.add_ops() = std::move(fill);
     return name;
   }
 
-  // State shaped like the parameter.
-  std::string like_param(const std::string& param, const std::string& suffix, double value) {
-    const pb::VarDesc* p = find_block_var(main_, param);
-    const auto* td = tensor_desc(*p);
-    return state_var(param + suffix, {td->dims().begin(), td->dims().end()}, td->data_type(), value);
+  static void set_exact_value(pb::OpDesc& fill, double value) {
+    ops::set_attr_float(fill, "value", static_cast<float>(value));
+    ops::set_attr_string(fill, "str_value", fmt::format("{}", value));
+  }
+
+  // The learning-rate variable for parameters of `dtype`: Paddle's
+  // learning_rate_0 for the first dtype seen, learning_rate_<n> after it.
+  std::string learning_rate(pb::VarType::Type dtype) {
+    auto it = lr_.find(dtype);
+    if (it != lr_.end()) return it->second;
+    std::string name = fmt::format("learning_rate_{}", lr_.size());
+    lr_[dtype] = name;
+    return state_var(name, {}, dtype, o_.learning_rate);
+  }
+
+  // An optimizer attribute: the command line's value, else the OpDef's default.
+  double attr_value(const std::string& name) const {
+    auto given = o_.attrs.find(name);
+    if (given != o_.attrs.end()) return given->second;
+    for (const auto& a : opt_.attrs)
+      if (a.name == name) return a.default_value;
+    internal_error(fmt::format("{}: optimizer state starts at attribute {}, which it does not declare", def_.type,
+                               name));
   }
 
   void append(pb::OpDesc op, const std::string& param, const std::string& grad) {
@@ -96,8 +117,7 @@ class OptimizerPass {
     pb::OpDesc fill = op_of("fill_constant", {}, max_norm);
     ops::set_attr_longs(fill, "shape", {1});
     ops::set_attr_int(fill, "dtype", td->data_type());
-    ops::set_attr_float(fill, "value", static_cast<float>(o_.clip_norm));
-    ops::set_attr_string(fill, "str_value", "");
+    set_exact_value(fill, o_.clip_norm);
     append(std::move(fill), "", "");
     pb::OpDesc mx = op_of("elementwise_max", {{"X", {norm}}, {"Y", {max_norm}}}, denom);
     ops::set_attr_int(mx, "axis", -1);
@@ -141,53 +161,33 @@ class OptimizerPass {
     return sum;
   }
 
+  // One op of the declared type: parameter, gradient and learning-rate
+  // slots, each state slot pair bound to its variable, then the attributes.
   void update(const std::string& param, std::string grad) {
+    const auto* td = tensor_desc(*find_block_var(main_, param));
+    const pb::VarType::Type dtype = td->data_type();
+    const bool own_l2 = !opt_.l2_coeff_attr.empty();
+    if (o_.weight_decay > 0 && !own_l2) grad = with_l2(param, grad);
     pb::OpDesc op;
-    if (o_.type == "sgd") {
-      if (o_.weight_decay > 0) grad = with_l2(param, grad);
-      op.set_type("sgd");
-      ops::add_input(op, "Param", {param});
-      ops::add_input(op, "LearningRate", {lr_});
-      ops::add_input(op, "Grad", {grad});
-      ops::add_output(op, "ParamOut", {param});
-    } else if (o_.type == "momentum") {
-      std::string velocity = like_param(param, "_velocity_0", 0.0);
-      op.set_type("momentum");
-      ops::add_input(op, "Param", {param});
-      ops::add_input(op, "Grad", {grad});
-      ops::add_input(op, "Velocity", {velocity});
-      ops::add_input(op, "LearningRate", {lr_});
-      ops::add_output(op, "ParamOut", {param});
-      ops::add_output(op, "VelocityOut", {velocity});
-      ops::set_attr_float(op, "mu", static_cast<float>(o_.momentum));
-      ops::set_attr_bool(op, "use_nesterov", o_.nesterov);
-      ops::set_attr_string(op, "regularization_method", o_.weight_decay > 0 ? "l2_decay" : "");
-      ops::set_attr_float(op, "regularization_coeff", static_cast<float>(o_.weight_decay));
-      ops::set_attr_bool(op, "multi_precision", false);
-      ops::set_attr_float(op, "rescale_grad", 1.0f);
-    } else {  // adam
-      if (o_.weight_decay > 0) grad = with_l2(param, grad);
-      std::string m1 = like_param(param, "_moment1_0", 0.0), m2 = like_param(param, "_moment2_0", 0.0);
-      const auto* td = tensor_desc(*find_block_var(main_, param));
-      std::string b1 = state_var(param + "_beta1_pow_acc_0", {1}, td->data_type(), o_.beta1);
-      std::string b2 = state_var(param + "_beta2_pow_acc_0", {1}, td->data_type(), o_.beta2);
-      op.set_type("adam");
-      ops::add_input(op, "Param", {param});
-      ops::add_input(op, "Grad", {grad});
-      ops::add_input(op, "LearningRate", {lr_});
-      ops::add_input(op, "Moment1", {m1});
-      ops::add_input(op, "Moment2", {m2});
-      ops::add_input(op, "Beta1Pow", {b1});
-      ops::add_input(op, "Beta2Pow", {b2});
-      for (const auto& [slot, var] : {std::pair<std::string, std::string>{"ParamOut", param}, {"Moment1Out", m1},
-                                      {"Moment2Out", m2}, {"Beta1PowOut", b1}, {"Beta2PowOut", b2}})
-        ops::add_output(op, slot, {var});
-      ops::set_attr_float(op, "beta1", static_cast<float>(o_.beta1));
-      ops::set_attr_float(op, "beta2", static_cast<float>(o_.beta2));
-      ops::set_attr_float(op, "epsilon", static_cast<float>(o_.epsilon));
-      ops::set_attr_bool(op, "lazy_mode", false);
-      ops::set_attr_bool(op, "multi_precision", false);
-      ops::set_attr_bool(op, "use_global_beta_pow", false);
+    op.set_type(def_.type);
+    ops::add_input(op, opt_.param, {param});
+    ops::add_input(op, opt_.grad, {grad});
+    ops::add_input(op, opt_.learning_rate, {learning_rate(dtype)});
+    ops::add_output(op, opt_.param_out, {param});
+    for (const auto& s : opt_.state) {
+      std::vector<int64_t> dims = s.scalar ? std::vector<int64_t>{1} : std::vector<int64_t>(td->dims().begin(), td->dims().end());
+      double init = s.init_attr.empty() ? s.init : attr_value(s.init_attr);
+      std::string var = state_var(param + s.suffix, dims, dtype, init);
+      ops::add_input(op, s.input, {var});
+      ops::add_output(op, s.output, {var});
+    }
+    for (const auto& a : opt_.attrs) {
+      if (a.type == pb::BOOLEAN) ops::set_attr_bool(op, a.name, attr_value(a.name) != 0);
+      else ops::set_attr_float(op, a.name, static_cast<float>(attr_value(a.name)));
+    }
+    if (own_l2) {
+      ops::set_attr_string(op, opt_.l2_method_attr, o_.weight_decay > 0 ? "l2_decay" : "");
+      ops::set_attr_float(op, opt_.l2_coeff_attr, static_cast<float>(o_.weight_decay));
     }
     append(std::move(op), param, grad);
   }
@@ -195,15 +195,21 @@ class OptimizerPass {
   pb::BlockDesc& main_;
   pb::BlockDesc& startup_;
   const OptimizerOptions& o_;
-  std::string lr_;
+  const ops::OpDef& def_;
+  const ops::OptimizerDef& opt_;
+  std::map<pb::VarType::Type, std::string> lr_;
 };
 
 }  // namespace
 
 void append_optimizer(pb::ProgramDesc& main, pb::ProgramDesc& startup, const ParamGrads& params,
                       const OptimizerOptions& options, Diagnostics& diags) {
-  if (options.type != "sgd" && options.type != "momentum" && options.type != "adam") {
-    diags.error({}, fmt::format("unknown optimizer '{}' (sgd, momentum or adam)", options.type));
+  const ops::OpDef* def = ops::find_op(options.type);
+  if (!def || !def->has(ops::kOptimizer) || !def->optimizer) {
+    std::vector<std::string> known;
+    for (const auto& d : ops::all_ops())
+      if (d.optimizer) known.push_back(d.type);
+    diags.error({}, fmt::format("unknown optimizer '{}' ({})", options.type, fmt::join(known, ", ")));
     return;
   }
   if (params.empty()) {
@@ -215,7 +221,7 @@ void append_optimizer(pb::ProgramDesc& main, pb::ProgramDesc& startup, const Par
     b->set_idx(0);
     b->set_parent_idx(-1);
   }
-  OptimizerPass(main, startup, options).run(params);
+  OptimizerPass(main, startup, options, *def).run(params);
 }
 
 }  // namespace fluidc

@@ -11,6 +11,7 @@
 #include "compiler/codegen/emit_ctx.h"
 #include "compiler/codegen/escape.h"
 #include "compiler/codegen/fusion.h"
+#include "compiler/codegen/fusion_plan.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/registry.h"
 #include "compiler/version.h"
@@ -162,8 +163,8 @@ class Emitter {
       std::ostringstream body;
       const auto& block = p.block(b);
       // The main program runs every step; the startup program once.
-      std::vector<FusedChain> chains;
-      if (opts_.fuse && prefix == "main") chains = find_fused_chains(p, b, info_);
+      static const std::vector<FusedChain> kNoChains;
+      const std::vector<FusedChain>& chains = opts_.fusion && prefix == "main" ? opts_.fusion->chains(b) : kNoChains;
       size_t next = 0;
       for (int i = 0; i < block.ops_size(); ++i) {
         if (next < chains.size() && chains[next].ops.front() == i) {

@@ -9,6 +9,8 @@
 
 namespace fluidc {
 
+struct FusionPlan;
+
 struct CpuEmitOptions {
   /// Shown in the stamp and the Model; the path as the user gave it.
   std::string main_name;
@@ -16,8 +18,9 @@ struct CpuEmitOptions {
   /// When set, the generated file references a symbol holding combined
   /// params embedded at build time (see build driver).
   bool embed_params = false;
-  /// Write chains of elementwise ops as single loops (see fusion.h).
-  bool fuse = true;
+  /// The fuse pass's chains of the main program, each written as one loop
+  /// (see fusion_plan.h); nullptr: one kernel call per op.
+  const FusionPlan* fusion = nullptr;
 };
 
 /// Generates model.cc: the program's variables as tensors, one function per

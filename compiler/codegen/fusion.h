@@ -1,4 +1,4 @@
-// compiler/codegen/fusion.h - chains of elementwise ops that the CPU emitter writes as one loop.
+// compiler/codegen/fusion.h - chains of elementwise ops: how one block's are found, and how one is written as a loop.
 //
 // matmul -> elementwise_add(bias) -> relu is three kernels and two full
 // passes over the activation in the plain emitter; fused, the add and the
@@ -25,7 +25,8 @@ struct FusedChain {
   pb::VarType::Type dtype = pb::VarType::FP32;  ///< FP32 or FP64, shared by every tensor of the chain
 };
 
-/// The chains of block `block` of `prog`. An intermediate value (an Out
+/// The chains of block `block` of `prog` (the fuse pass, plan_fusion in
+/// fusion_plan.h, runs it over every block; codegen reads the plan). An intermediate value (an Out
 /// that the next op consumes) qualifies when no other op of any block reads
 /// or writes it and it is no feed, fetch, loss or persistable: it is then
 /// never materialised. Second operands (Y) must be declared with X's rank

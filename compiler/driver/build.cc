@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "compiler/codegen/cpu_emitter.h"
+#include "compiler/driver/frontend.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/version.h"
 #include "runtime/error.h"
@@ -80,50 +81,43 @@ std::string load_params_blob(const BuildOptions& o, const Program& main, const P
   return blob.str();
 }
 
-// main and startup after the training passes (`--train`, `fluidc opt`).
-// The input is verified first, so problems are reported against it.
-std::pair<Program, Program> transpile(const BuildOptions& o) {
-  Program main = load_checked(o.main_path).program;
-  pb::ProgramDesc startup;
-  if (!o.startup_path.empty()) startup = load_checked(o.startup_path).program.desc();
-  pb::ProgramDesc desc = main.desc();
-  make_trainable(desc, startup, o.main_path, o.train_options);
-  std::string startup_origin = o.startup_path.empty() ? "<startup>" : o.startup_path;
-  return {Program::from_desc(std::move(desc), o.main_path), Program::from_desc(std::move(startup), startup_origin)};
+// The passes a subcommand runs (see BuildOptions::passes).
+PipelineOptions pipeline_options(const BuildOptions& o, bool opt) {
+  PipelineOptions p = o.pipeline;
+  auto has = [&](const std::string& pass) { return std::find(p.passes.begin(), p.passes.end(), pass) != p.passes.end(); };
+  p.passes = o.passes;
+  if (p.passes.empty() && (opt || o.train)) p.passes = {"autodiff", "optimizer"};
+  if (!opt && o.fuse && !has("fuse")) p.passes.push_back("fuse");
+  if (!o.fuse) std::erase(p.passes, "fuse");
+  // Training starts from a forward or exported inference program.
+  if (has("autodiff") && !has("strip-inference")) p.passes.push_back("strip-inference");
+  if (has("autodiff") && !o.pipeline.label.empty() && !has("loss")) p.passes.push_back("loss");
+  return p;
+}
+
+struct Loaded {
+  Program main;
+  std::optional<Program> startup;
+};
+
+// The inputs, verified first so that problems are reported against them.
+Loaded load_inputs(const BuildOptions& o) {
+  Loaded in{load_checked(o.main_path).program, std::nullopt};
+  if (!o.startup_path.empty()) in.startup.emplace(load_checked(o.startup_path).program);
+  return in;
 }
 
 Prepared prepare(const BuildOptions& o) {
-  std::optional<CheckedProgram> startup;
-  std::optional<CheckedProgram> main_checked;
-  if (o.train) {
-    auto [m, s] = transpile(o);
-    main_checked.emplace(check_program(std::move(m)));
-    startup.emplace(check_program(std::move(s)));
-  } else {
-    main_checked.emplace(load_checked(o.main_path));
-    if (!o.startup_path.empty()) startup.emplace(load_checked(o.startup_path));
-  }
-  CheckedProgram& main = *main_checked;
-  Diagnostics diags;
-  // With --train the loss is the one the autodiff pass seeded.
-  ProgramInfo info = analyze_program(main.program, o.train ? "" : o.loss, diags);
-  for (const auto& name : o.fetch) {
-    const pb::VarDesc* v = main.program.find_var(0, name);
-    if (!v || !is_dense_tensor(*v))
-      diags.error(main.program.loc(0, -1, name), "--fetch names no tensor variable of block 0");
-    else if (std::find(info.fetches.begin(), info.fetches.end(), name) == info.fetches.end())
-      info.fetches.push_back(name);
-  }
-  check_dataflow(main.program, info, diags);
-  diags.throw_if_errors();
+  Loaded in = load_inputs(o);
+  PipelineResult r = run_pipeline(in.main, in.startup, pipeline_options(o, false));
   Prepared p;
-  if (!o.params_path.empty()) p.params_blob = load_params_blob(o, main.program, info);
+  if (!o.params_path.empty()) p.params_blob = load_params_blob(o, r.main, r.info);
   CpuEmitOptions eo;
   eo.main_name = fs::path(o.main_path).filename().string();
   eo.startup_name = fs::path(o.startup_path).filename().string();
   eo.embed_params = !p.params_blob.empty();
-  eo.fuse = o.fuse;
-  p.model_cc = emit_cpu_program(main.program, startup ? &startup->program : nullptr, info, eo);
+  eo.fusion = &r.fusion;
+  p.model_cc = emit_cpu_program(r.main, r.startup ? &*r.startup : nullptr, r.info, eo);
   return p;
 }
 
@@ -226,16 +220,18 @@ void build_executable(const BuildOptions& o) {
 
 void optimize_program(const BuildOptions& o) {
   if (o.output.empty()) user_error("fluidc opt needs -o OUT.pdmodel (or .pbtxt)");
-  auto [main, startup] = transpile(o);
-  check_program(main);  // the passes' output must verify like any input
-  main.save(o.output);
-  bool touches_startup = std::find(o.train_options.passes.begin(), o.train_options.passes.end(), "optimizer") !=
-                         o.train_options.passes.end();
-  if (touches_startup) {
-    if (o.startup_out.empty())
-      user_error("the optimizer pass adds state to the startup program: give --startup-out FILE");
-    startup.save(o.startup_out);
-  }
+  Loaded in = load_inputs(o);
+  PipelineOptions po = pipeline_options(o, true);
+  bool touches_startup = std::find(po.passes.begin(), po.passes.end(), "optimizer") != po.passes.end();
+  if (touches_startup && o.startup_out.empty())
+    user_error("the optimizer pass adds state to the startup program: give --startup-out FILE");
+  PipelineResult r = run_pipeline(in.main, in.startup, po);
+  r.main.save(o.output);
+  if (touches_startup) r.startup->save(o.startup_out);
+  // A plan left from an earlier run would describe another program.
+  const fs::path plan = o.output + kFusionPlanSuffix;
+  if (std::find(r.ran.begin(), r.ran.end(), "fuse") != r.ran.end()) write_text(plan, fusion_plan_text(r.fusion, r.main));
+  else fs::remove(plan);
 }
 
 void emit_sources(const BuildOptions& o) {

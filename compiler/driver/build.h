@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/driver/train.h"
+#include "compiler/driver/pipeline.h"
 
 namespace fluidc {
 
@@ -14,21 +14,29 @@ struct BuildOptions {
   std::string params_path;    ///< optional: combined file or per-variable directory, embedded
   std::string output;         ///< executable (build) or directory (emit)
   std::string save_temps;     ///< keep generated sources here
-  std::string loss;           ///< overrides the loss found in the program
   int opt_level = 2;
-  bool fuse = true;           ///< --no-fuse: one kernel call per op (for comparing and debugging)
+  bool fuse = true;           ///< --no-fuse: the fuse pass does not run (one kernel call per op)
   bool verbose = false;
-  /// Build a trainer from a forward or inference program (autodiff and
-  /// optimizer passes run first; see TrainOptions).
+  /// Build a trainer from a forward or inference program (the training
+  /// passes run first: strip-inference, loss with --label, autodiff, optimizer).
   bool train = false;
-  TrainOptions train_options;
+  /// --passes: the pipeline passes to run; empty: the subcommand's default
+  /// (opt: autodiff,optimizer; build/emit: those with --train, then fuse).
+  /// autodiff brings strip-inference, and loss when a label is given.
+  std::vector<std::string> passes;
+  /// Loss, label, optimizer, --fetch and --print-after; the driver fills
+  /// in `passes` (see pipeline.h).
+  PipelineOptions pipeline;
   std::string startup_out;    ///< `fluidc opt`: where the rewritten startup program goes
-  std::vector<std::string> fetch;  ///< extra variables the binary writes out (e.g. gradients)
 };
 
-/// `fluidc opt`: runs the passes and writes the rewritten program to
-/// options.output (text when it ends in .pbtxt) and the startup program to
-/// options.startup_out.
+/// The side-table files `fluidc opt` writes beside its output OUT: the fuse
+/// pass's plan goes to OUT + kFusionPlanSuffix (`fluidc dump OUT` shows it).
+inline constexpr const char* kFusionPlanSuffix = ".fusion";
+
+/// `fluidc opt`: runs the pipeline and writes the rewritten program to
+/// options.output (text when it ends in .pbtxt), the startup program to
+/// options.startup_out, and the side tables beside the output.
 void optimize_program(const BuildOptions& options);
 
 /// Compiles the program into a standalone executable at options.output.

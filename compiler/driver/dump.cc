@@ -3,6 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/codegen/fusion_plan.h"
+#include "compiler/driver/build.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/program_info.h"
 #include "compiler/ops/registry.h"
@@ -29,6 +35,21 @@ std::string var_kind(const pb::VarDesc& v) {
   if (td) type = fmt::format("{}{}", dtype_str(td->data_type()), dims_str(td->dims()));
   if (v.type().type() == pb::VarType::LOD_TENSOR_ARRAY) type = "array<" + type + ">";
   return type;
+}
+
+// The side tables `fluidc opt` wrote beside `path`, checked against the
+// program and listed; none when there are none.
+void dump_side_tables(const std::string& path, const Program& prog) {
+  const std::string plan_path = path + kFusionPlanSuffix;
+  if (!std::filesystem::exists(plan_path)) return;
+  std::ifstream in(plan_path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  FusionPlan plan = read_fusion_plan(text.str(), plan_path, prog);
+  fmt::print("\nside table: fusion plan ({}), {} chain{}\n", plan_path, plan.num_chains(),
+             plan.num_chains() == 1 ? "" : "s");
+  std::istringstream lines(describe_fusion_plan(plan, prog));
+  for (std::string line; std::getline(lines, line);) fmt::print("  {}\n", line);
 }
 
 }  // namespace
@@ -72,6 +93,7 @@ int dump_program(const std::string& path, bool all_attrs) {
                  attrs.empty() ? "" : "  ", fmt::join(attrs, " "));
     }
   }
+  if (!diags.has_errors()) dump_side_tables(path, prog);
   if (!diags.all().empty()) fmt::print(stderr, "\n{}", diags.str());
   return diags.has_errors() ? 1 : 0;
 }

@@ -7,7 +7,7 @@
 
 #include "compiler/driver/build.h"
 #include "compiler/driver/dump.h"
-#include "compiler/driver/pipeline.h"
+#include "compiler/driver/frontend.h"
 #include "compiler/version.h"
 #include "runtime/error.h"
 
@@ -34,14 +34,17 @@ usage:
       the model output and the loss is built from it and a new label feed.
   fluidc emit MAIN [same options] -o DIR
       Write the generated C++ and a CMakeLists.txt that builds it, instead of building.
-  fluidc opt PROGRAM --passes=autodiff,optimizer [training options] [--startup S]
-             [--startup-out S2] [--print-after=PASS] -o OUT.pdmodel|OUT.pbtxt
-      Run the passes and write the rewritten ProgramDesc (binary, or text for .pbtxt);
-      Paddle loads it back.
+  fluidc opt PROGRAM [--passes=PASS,...] [training options] [--startup S]
+             [--startup-out S2] [--print-after=PASS|all] -o OUT.pdmodel|OUT.pbtxt
+      Run the pipeline's passes (strip-inference, loss, autodiff, optimizer, fuse; default
+      autodiff,optimizer) in their fixed order and write the rewritten ProgramDesc (binary,
+      or text for .pbtxt; Paddle loads it back) and its side tables beside it (the fuse
+      pass's plan: OUT.fusion). --print-after prints the program after a pass, or each.
   fluidc check PROGRAM
       Verify a program; print located diagnostics; exit 0 if it compiles, 1 if not.
   fluidc dump PROGRAM [--all-attrs]
-      List blocks, variables (dtype, dims, persistable) and ops.
+      List blocks, variables (dtype, dims, persistable) and ops, and the side tables
+      `fluidc opt` wrote beside PROGRAM (PROGRAM.fusion).
   fluidc ops
       List the supported ops: gradient op, CPU path, CUDA path.
   fluidc --version | --help
@@ -94,31 +97,31 @@ Args parse(int argc, char** argv, int first) {
   for (int i = first; i < argc; ++i) {
     std::string arg = argv[i];
     auto is = [&](const char* flag) { return arg == flag || arg.rfind(std::string(flag) + "=", 0) == 0; };
+    auto& po = a.build.pipeline;
+    auto& attrs = po.optimizer.attrs;  // optimizer attributes by Paddle name; ops ignore those they lack
     if (is("--startup")) a.build.startup_path = value(i, "--startup");
     else if (is("--params")) a.build.params_path = value(i, "--params");
     else if (is("--save-temps")) a.build.save_temps = value(i, "--save-temps");
-    else if (is("--loss")) a.build.loss = a.build.train_options.loss = value(i, "--loss");
+    else if (is("--loss")) po.loss = value(i, "--loss");
     else if (arg == "--train") a.build.train = true;
-    else if (is("--label")) a.build.train_options.label = value(i, "--label");
-    else if (is("--loss-fn")) a.build.train_options.loss_fn = value(i, "--loss-fn");
-    else if (is("--optimizer")) a.build.train_options.optimizer.type = value(i, "--optimizer");
-    else if (is("--lr")) a.build.train_options.optimizer.learning_rate = number(value(i, "--lr"), "--lr");
-    else if (is("--momentum")) a.build.train_options.optimizer.momentum = number(value(i, "--momentum"), "--momentum");
-    else if (arg == "--nesterov") a.build.train_options.optimizer.nesterov = true;
-    else if (is("--beta1")) a.build.train_options.optimizer.beta1 = number(value(i, "--beta1"), "--beta1");
-    else if (is("--beta2")) a.build.train_options.optimizer.beta2 = number(value(i, "--beta2"), "--beta2");
-    else if (is("--epsilon")) a.build.train_options.optimizer.epsilon = number(value(i, "--epsilon"), "--epsilon");
-    else if (is("--weight-decay"))
-      a.build.train_options.optimizer.weight_decay = number(value(i, "--weight-decay"), "--weight-decay");
+    else if (is("--label")) po.label = value(i, "--label");
+    else if (is("--loss-fn")) po.loss_fn = value(i, "--loss-fn");
+    else if (is("--optimizer")) po.optimizer.type = value(i, "--optimizer");
+    else if (is("--lr")) po.optimizer.learning_rate = number(value(i, "--lr"), "--lr");
+    else if (is("--momentum")) attrs["mu"] = number(value(i, "--momentum"), "--momentum");
+    else if (arg == "--nesterov") attrs["use_nesterov"] = 1;
+    else if (is("--beta1")) attrs["beta1"] = number(value(i, "--beta1"), "--beta1");
+    else if (is("--beta2")) attrs["beta2"] = number(value(i, "--beta2"), "--beta2");
+    else if (is("--epsilon")) attrs["epsilon"] = number(value(i, "--epsilon"), "--epsilon");
+    else if (is("--weight-decay")) po.optimizer.weight_decay = number(value(i, "--weight-decay"), "--weight-decay");
     else if (is("--no-grad"))
-      for (const auto& v : split(value(i, "--no-grad"))) a.build.train_options.no_grad.push_back(v);
-    else if (is("--clip-norm"))
-      a.build.train_options.optimizer.clip_norm = number(value(i, "--clip-norm"), "--clip-norm");
-    else if (is("--passes")) a.build.train_options.passes = split(value(i, "--passes"));
-    else if (is("--print-after")) a.build.train_options.print_after = value(i, "--print-after");
+      for (const auto& v : split(value(i, "--no-grad"))) po.no_grad.push_back(v);
+    else if (is("--clip-norm")) po.optimizer.clip_norm = number(value(i, "--clip-norm"), "--clip-norm");
+    else if (is("--passes")) a.build.passes = split(value(i, "--passes"));
+    else if (is("--print-after")) po.print_after = value(i, "--print-after");
     else if (is("--startup-out")) a.build.startup_out = value(i, "--startup-out");
     else if (is("--fetch"))
-      for (const auto& v : split(value(i, "--fetch"))) a.build.fetch.push_back(v);
+      for (const auto& v : split(value(i, "--fetch"))) po.fetch.push_back(v);
     else if (arg == "-o") a.build.output = value(i, "-o");
     else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') a.build.opt_level = arg[2] - '0';
     else if (arg == "-v" || arg == "--verbose") a.build.verbose = true;

@@ -1,53 +1,160 @@
-// compiler/driver/pipeline.cc - load, verify, infer shapes, check def-before-use.
+// compiler/driver/pipeline.cc - run_pipeline: every pass in order, with the rule that fixes its place.
 #include "compiler/driver/pipeline.h"
 
 #include <fmt/format.h>
 
-#include <set>
+#include <algorithm>
+#include <sstream>
 
-#include "compiler/ir/attrs.h"
-#include "compiler/ops/registry.h"
-#include "compiler/verify.h"
+#include "compiler/driver/frontend.h"
+#include "transpilers/autodiff.h"
+#include "transpilers/loss.h"
+#include "transpilers/strip_inference.h"
 
 namespace fluidc {
+namespace {
 
-CheckedProgram load_checked(const std::string& path) { return check_program(Program::load(path)); }
+class Runner {
+ public:
+  explicit Runner(const PipelineOptions& o) : o_(o) {
+    for (const auto& p : o.passes)
+      if (std::find(kPipelinePasses.begin(), kPipelinePasses.end(), p) == kPipelinePasses.end())
+        user_error(fmt::format("unknown pass '{}' ({})", p, fmt::join(kPipelinePasses, ", ")));
+    if (!o.print_after.empty() && o.print_after != "all" &&
+        std::find(kPipelinePasses.begin(), kPipelinePasses.end(), o.print_after) == kPipelinePasses.end())
+      user_error(fmt::format("--print-after={} names no pass (all, {})", o.print_after, fmt::join(kPipelinePasses, ", ")));
+  }
 
-CheckedProgram check_program(Program program) {
-  CheckedProgram c{std::move(program), {}, {}};
-  verify_program(c.program, c.diags);
-  c.diags.throw_if_errors();
-  c.types = infer_shapes(c.program, c.diags);
-  c.diags.throw_if_errors();
-  return c;
+  bool selected(const std::string& pass) const {
+    return std::find(o_.passes.begin(), o_.passes.end(), pass) != o_.passes.end();
+  }
+
+  // Bookkeeping after a pass: what ran, and --print-after.
+  void after(const std::string& pass, const pb::ProgramDesc& main, const std::string& side_table = "") {
+    ran_.push_back(pass);
+    if (o_.print_after != pass && o_.print_after != "all") return;
+    fmt::print("// fluidc: program after pass {}\n{}", pass, Program::from_desc(main, "").to_text());
+    // Side tables as protobuf-text comments, so the output still parses.
+    std::istringstream lines(side_table);
+    for (std::string line; std::getline(lines, line);) fmt::print("{}{}\n", line.starts_with("#") ? "" : "# ", line);
+  }
+
+  std::vector<std::string> ran_;
+
+ private:
+  const PipelineOptions& o_;
+};
+
+void run_hook(const PassHook& hook, const std::string& pass, PipelineState& s) {
+  if (!hook) user_error(fmt::format("the {} pass does not exist yet", pass));
+  Diagnostics diags;
+  hook(s, diags);
+  diags.throw_if_errors();
 }
 
-void check_dataflow(const Program& prog, const ProgramInfo& info, Diagnostics& diags) {
-  std::set<std::string> defined(info.feeds.begin(), info.feeds.end());
-  defined.insert(info.persistables.begin(), info.persistables.end());
-  const auto& block = prog.block(0);
-  for (int i = 0; i < block.ops_size(); ++i) {
-    const auto& op = block.ops(i);
-    const ops::OpDef* def = ops::find_op(op.type());
-    // A feed op's input is Paddle's feed holder, filled by the driver.
-    bool feed = def && def->has(ops::kFeed);
-    if (!feed) {
-      for (const auto& in : op.inputs())
-        for (const auto& name : in.arguments()) {
-          if (is_empty_var_name(name) || defined.count(name)) continue;
-          const pb::VarDesc* v = prog.find_var(0, name);
-          if (!v || !is_dense_tensor(*v)) continue;
-          diags.error(prog.loc(0, i, name),
-                      fmt::format("input {} is read before any op writes it, and it is neither fed nor persistable",
-                                  in.parameter()));
-          defined.insert(name);  // report each variable once
-        }
-    }
-    for (const auto& out : op.outputs())
-      for (const auto& name : out.arguments()) defined.insert(name);
+}  // namespace
+
+PipelineResult run_pipeline(const Program& main, const std::optional<Program>& startup, const PipelineOptions& o) {
+  Runner r(o);
+  PipelineState s;
+  s.main = main.desc();
+  s.main_origin = main.origin();
+  s.has_startup = startup.has_value();
+  if (startup) s.startup = startup->desc(), s.startup_origin = startup->origin();
+  else s.startup_origin = "<startup>";
+  s.loss = o.loss;
+  if (r.selected("loss") && o.label.empty()) user_error("the loss pass builds a loss on --label NAME: give one");
+  bool rewrote = false;  // an unchanged input keeps its own bytes' sha256 in the generated stamp
+
+  // 1. strip-inference: first, so that no later pass sees feed/fetch ops
+  //    (autodiff would try to differentiate them) or is_test=true ops.
+  if (r.selected("strip-inference")) {
+    strip_inference(s.main);
+    rewrote = true;
+    r.after("strip-inference", s.main);
   }
-  if (!info.loss.empty() && !defined.count(info.loss))
-    diags.error(prog.loc(0, -1, info.loss), "the loss is never written by any op of block 0");
+
+  // 2. loss: before autodiff, which differentiates the loss it builds.
+  if (r.selected("loss")) {
+    s.loss = build_loss(s.main, s.main_origin, {.output = o.loss, .label = o.label, .loss_fn = o.loss_fn});
+    rewrote = true;
+    r.after("loss", s.main);
+  }
+
+  // 3. autodiff: after the loss exists; before the optimizer, which
+  //    consumes its (parameter, gradient) pairs.
+  if (r.selected("autodiff")) {
+    if (s.loss.empty())
+      user_error("training needs --loss VAR (the loss, or the output the loss is built on with --label)");
+    Diagnostics diags;
+    AutodiffOptions ao;
+    ao.loss = s.loss;
+    ao.no_grad.insert(o.no_grad.begin(), o.no_grad.end());
+    s.params = append_backward(s.main, s.main_origin, ao, diags);
+    diags.throw_if_errors();
+    rewrote = true;
+    r.after("autodiff", s.main);
+  }
+
+  // 4. optimizer: after autodiff (needs the gradients); writes its state's
+  //    initialisation into startup, created empty if there is none.
+  if (r.selected("optimizer")) {
+    if (!r.selected("autodiff"))
+      user_error("the optimizer pass needs the autodiff pass before it (--passes=autodiff,optimizer)");
+    Diagnostics diags;
+    append_optimizer(s.main, s.startup, s.params, o.optimizer, diags);
+    diags.throw_if_errors();
+    s.has_startup = true;
+    rewrote = true;
+    r.after("optimizer", s.main);
+  }
+
+  // 5. distribute (slot, no pass yet): after the optimizer, whose ops move
+  //    to the parameter servers; before the check and the fuse pass, which
+  //    must see the final trainer program.
+  if (r.selected("distribute")) {
+    run_hook(o.distribute, "distribute", s);
+    rewrote = true;
+    r.after("distribute", s.main);
+  }
+
+  // The rewritten programs must verify and infer like any input; from here
+  // on main is frozen: the passes below only add side tables, which name
+  // its ops and variables.
+  PipelineResult res{rewrote ? check_program(Program::from_desc(s.main, s.main_origin)).program : main, std::nullopt,
+                     {}, {}, {}};
+  if (rewrote && s.has_startup) res.startup.emplace(check_program(Program::from_desc(s.startup, s.startup_origin)).program);
+  else res.startup = startup;
+  Diagnostics diags;
+  // The loss the passes built or seeded wins over the program's marking.
+  res.info = analyze_program(res.main, s.loss, diags);
+  for (const auto& name : o.fetch) {
+    const pb::VarDesc* v = res.main.find_var(0, name);
+    if (!v || !is_dense_tensor(*v))
+      diags.error(res.main.loc(0, -1, name), "--fetch names no tensor variable of block 0");
+    else if (std::find(res.info.fetches.begin(), res.info.fetches.end(), name) == res.info.fetches.end())
+      res.info.fetches.push_back(name);
+  }
+  check_dataflow(res.main, res.info, diags);
+  diags.throw_if_errors();
+
+  // 6. fuse: after the last op rewrite (the plan names ops by index) and
+  //    after the fetch list is final (a fetched value is never fused away).
+  if (r.selected("fuse")) {
+    s.fusion = plan_fusion(res.main, res.info);
+    r.after("fuse", res.main.desc(), fusion_plan_text(s.fusion, res.main));
+  }
+
+  // 7. memory-plan (slot, no pass yet): last, since it needs the fusion
+  //    plan: a fused intermediate is never materialised and needs no buffer.
+  if (r.selected("memory-plan")) {
+    run_hook(o.memory_plan, "memory-plan", s);
+    r.after("memory-plan", res.main.desc());
+  }
+
+  res.fusion = std::move(s.fusion);
+  res.ran = r.ran_;
+  return res;
 }
 
 }  // namespace fluidc

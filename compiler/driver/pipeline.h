@@ -1,30 +1,74 @@
-// compiler/driver/pipeline.h - load, verify and infer: the front half every subcommand shares.
+// compiler/driver/pipeline.h - the one pass pipeline that build, emit and opt run: Program in, Program + side tables out.
 #pragma once
 
-#include <map>
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "compiler/codegen/fusion_plan.h"
 #include "compiler/ir/program.h"
 #include "compiler/ir/program_info.h"
-#include "compiler/shape_infer.h"
+#include "transpilers/optimizer.h"
 
 namespace fluidc {
 
-/// A program that passed verification, with its inferred types.
-struct CheckedProgram {
-  Program program;
-  std::map<std::string, TensorType> types;
-  Diagnostics diags;  ///< warnings only (errors throw)
+/// The passes by name, in the order run_pipeline runs them. `distribute`
+/// and `memory-plan` are slots for passes still to come (PipelineOptions'
+/// hooks); naming them without a hook is an error.
+inline const std::vector<std::string> kPipelinePasses = {"strip-inference", "loss",       "autodiff", "optimizer",
+                                                         "distribute",      "fuse",       "memory-plan"};
+
+struct PipelineState;
+/// A pass plugged into one of the empty slots: rewrites state.main /
+/// state.startup (ProgramDescs) or fills a side table; errors go to diags.
+using PassHook = std::function<void(PipelineState&, Diagnostics&)>;
+
+struct PipelineOptions {
+  /// The passes to run (names from kPipelinePasses, any order: the pipeline
+  /// fixes the order). The driver picks them per subcommand.
+  std::vector<std::string> passes;
+  /// loss: the loss to differentiate, or with `label` the model output the
+  /// loss pass builds it on. Without training passes, it overrides the loss
+  /// program analysis finds (--loss on a Paddle trainer program).
+  std::string loss;
+  std::string label;
+  std::string loss_fn = "mse";
+  std::vector<std::string> no_grad;  ///< variables that get no gradient (besides stop_gradient ones)
+  OptimizerOptions optimizer;
+  std::vector<std::string> fetch;    ///< extra variables the program exposes (e.g. gradients)
+  /// "" | a pass name | "all": print the program (protobuf text) to stdout
+  /// after that pass, or after every pass that runs.
+  std::string print_after;
+  PassHook distribute, memory_plan;  ///< empty until those passes exist
 };
 
-/// Loads `path`, verifies it and infers shapes. Throws UserError listing
-/// every error found (all of them, not just the first).
-CheckedProgram load_checked(const std::string& path);
-/// The same for a program already in memory (e.g. the output of a pass).
-CheckedProgram check_program(Program program);
+/// What passes read and write as the pipeline runs. Program-rewriting
+/// passes work on the ProgramDescs; after the check, `main` is frozen and
+/// the later passes add side tables.
+struct PipelineState {
+  pb::ProgramDesc main, startup;
+  std::string main_origin, startup_origin;
+  bool has_startup = false;
+  std::string loss;   ///< the loss the loss pass built / autodiff seeded ("" before)
+  ParamGrads params;  ///< autodiff's (parameter, gradient) pairs, for the optimizer
+  FusionPlan fusion;  ///< the fuse pass's side table (for the memory plan to come)
+};
 
-/// Checks that every tensor an op of block 0 reads is fed, persistable or
-/// written by an earlier op: otherwise the binary would read garbage.
-void check_dataflow(const Program& prog, const ProgramInfo& info, Diagnostics& diags);
+/// The pipeline's output: checked programs and the side tables.
+struct PipelineResult {
+  Program main;
+  std::optional<Program> startup;
+  ProgramInfo info;                 ///< feeds, fetches (with --fetch), persistables, loss
+  FusionPlan fusion;                ///< empty unless `fuse` ran
+  std::vector<std::string> ran;     ///< the passes that ran, in order
+};
+
+/// Runs the selected passes over `main` (and `startup`, created empty when
+/// the optimizer needs one) in the fixed order below, checks the result
+/// like any input (verify, infer shapes, analyze, def-before-use) and makes
+/// the side tables. Both inputs must already be checked (load_checked), so
+/// problems in them are reported against the user's file. Throws UserError.
+PipelineResult run_pipeline(const Program& main, const std::optional<Program>& startup, const PipelineOptions& options);
 
 }  // namespace fluidc

@@ -13,8 +13,6 @@
 namespace fluidc {
 namespace {
 
-const std::string kGradSuffix = "@GRAD";
-
 // Feed and fetch ops carry their column; order by it so the binary's
 // feed/fetch order is the one Paddle's Executor would use.
 std::vector<std::string> by_column(const pb::BlockDesc& block, ops::Trait trait, bool outputs) {
@@ -58,6 +56,24 @@ std::vector<std::string> feeds_by_dataflow(const Program& prog) {
 
 }  // namespace
 
+std::string marked_loss(const pb::BlockDesc& block) {
+  std::vector<std::string> candidates;
+  std::set<std::string> seeded;
+  for (const auto& op : block.ops()) {
+    int64_t role = attr_int(op, "op_role", 0);
+    if (!(role & kOpRoleLoss)) continue;
+    for (const auto& out : op.outputs())
+      for (const auto& name : out.arguments()) {
+        if (role & kOpRoleBackward) seeded.insert(name);
+        else if (candidates.empty() || candidates.back() != name) candidates.push_back(name);
+      }
+  }
+  if (candidates.size() == 1) return candidates[0];
+  for (const auto& c : candidates)
+    if (seeded.count(grad_var_name(c))) return c;
+  return "";
+}
+
 ProgramInfo analyze_program(const Program& prog, const std::string& loss_override, Diagnostics& diags) {
   ProgramInfo info;
   const auto& block = prog.block(0);
@@ -67,16 +83,10 @@ ProgramInfo analyze_program(const Program& prog, const std::string& loss_overrid
     const ops::OpDef* def = ops::find_op(op.type());
     if (def && def->has(ops::kOptimizer)) {
       info.is_trainer = true;
-      for (const auto& p : op_inputs(op, "Param")) params.insert(p);
-    }
-    int64_t role = attr_int(op, "op_role", 0);
-    if ((role & kOpRoleBackward) && (role & kOpRoleLoss) && info.loss.empty()) {
-      for (const auto& out : op.outputs())
-        for (const auto& name : out.arguments())
-          if (name.size() > kGradSuffix.size() && name.ends_with(kGradSuffix))
-            info.loss = name.substr(0, name.size() - kGradSuffix.size());
+      for (const auto& p : op_inputs(op, def->optimizer ? def->optimizer->param : "Param")) params.insert(p);
     }
   }
+  info.loss = marked_loss(block);
   if (!loss_override.empty()) {
     if (!prog.find_var(0, loss_override))
       diags.error(prog.loc(0, -1, loss_override), "--loss names a variable that block 0 does not define");
@@ -93,7 +103,7 @@ ProgramInfo analyze_program(const Program& prog, const std::string& loss_overrid
   if (info.feeds.empty()) info.feeds = feeds_by_dataflow(prog);
   info.fetches = by_column(block, ops::kFetch, false);
   if (info.is_trainer && info.loss.empty())
-    diags.error(prog.loc(0), "trainer program has no loss: no op is marked op_role Backward|Loss; pass --loss VAR");
+    diags.error(prog.loc(0), "trainer program has no loss: no op is marked op_role Forward|Loss; pass --loss VAR");
   if (info.is_trainer && info.fetches.empty() && !info.loss.empty()) info.fetches.push_back(info.loss);
   return info;
 }

@@ -25,9 +25,24 @@ struct ProgramInfo {
 /// trainer, a named loss that does not exist) go to `diags`.
 ProgramInfo analyze_program(const Program& main, const std::string& loss_override, Diagnostics& diags);
 
-/// Paddle's op_role bits (OpRole in Paddle's op_proto_maker): Backward|Loss
-/// marks the op that writes d(loss)/d(loss) = 1.
+/// The loss as Paddle's append_backward marks it: the output of the forward
+/// op with op_role Forward|Loss; when that op has several outputs, the one
+/// whose gradient the Backward|Loss seed writes. "" when nothing is marked.
+std::string marked_loss(const pb::BlockDesc& block);
+
+/// Paddle's op_role bits (OpRole in Paddle's op_proto_maker): Forward|Loss
+/// (0x0100) marks the forward op that writes the loss, Backward|Loss
+/// (0x0101) the op that writes d(loss)/d(loss) = 1.
+inline constexpr int kOpRoleForward = 0x0000;
 inline constexpr int kOpRoleBackward = 0x0001;
+inline constexpr int kOpRoleOptimize = 0x0002;
 inline constexpr int kOpRoleLoss = 0x0100;
+
+/// Paddle's gradient-variable suffix: the gradient of `x` is `x@GRAD`, and an
+/// op's gradient slots are named `<slot>@GRAD`. The one definition in the tree;
+/// names are built with it, never parsed back to recover metadata.
+inline const std::string kGradSuffix = "@GRAD";
+/// The gradient variable (or gradient slot) of `name`.
+inline std::string grad_var_name(const std::string& name) { return name + kGradSuffix; }
 
 }  // namespace fluidc

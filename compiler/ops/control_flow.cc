@@ -10,6 +10,7 @@
 #include "compiler/codegen/escape.h"
 #include "compiler/codegen/emit_ctx.h"
 #include "compiler/ir/attrs.h"
+#include "compiler/ir/program_info.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
 
@@ -82,7 +83,7 @@ void emit_array_length(EmitCtx& c) {
 
 // ---- backward through control flow -------------------------------------
 
-const std::string kGrad = "@GRAD";
+const std::string& kGrad = kGradSuffix;
 
 // The condition test shared by conditional_block and its gradient.
 std::string condition_expr(EmitCtx& c) {

@@ -119,11 +119,12 @@ void emit_assign_value(EmitCtx& c) {
 // element count. fluidc's kernels check shapes exactly, so when the counts
 // agree the seed is emitted as ones shaped like the loss itself.
 void emit_fill_constant(EmitCtx& c) {
-  const std::string suffix = "@GRAD";
   const int64_t role = attr_int(c.op(), "op_role", 0);
   auto outs = op_outputs(c.op(), "Out");
-  bool seeds_loss = (role & kOpRoleBackward) && (role & kOpRoleLoss) && outs.size() == 1 &&
-                    outs[0].ends_with(suffix) && c.has_var(outs[0].substr(0, outs[0].size() - suffix.size()));
+  // The loss by Paddle's Forward|Loss mark, not by parsing the seed's name.
+  const std::string loss_name =
+      (role & kOpRoleBackward) && (role & kOpRoleLoss) ? marked_loss(c.program().block(c.block())) : "";
+  bool seeds_loss = !loss_name.empty() && outs.size() == 1 && c.has_var(loss_name);
   std::vector<int64_t> shape = attr_ints(c.op(), "shape");
   if (!seeds_loss || shape.empty()) {  // a 0-D seed already matches a 0-D loss
     emit_kernel_call(c);
@@ -131,7 +132,7 @@ void emit_fill_constant(EmitCtx& c) {
   }
   int64_t count = 1;
   for (int64_t d : shape) count *= d;
-  const std::string& loss = c.var(outs[0].substr(0, outs[0].size() - suffix.size()));
+  const std::string& loss = c.var(loss_name);
   c.body() << fmt::format("  if ({}.numel() == {}) {{  // seed shaped like the loss\n", loss, count);
   c.body() << fmt::format("    k::fill_any_like({}, {}, k::FillAnyLikeAttrs{{{}.value, {}.dtype}});\n", loss,
                           c.var(outs[0]), c.attrs(), c.attrs());

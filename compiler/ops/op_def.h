@@ -56,6 +56,43 @@ using EmitFn = void (*)(EmitCtx&);
 using GradMakerFn = bool (*)(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
                              pb::OpDesc& grad);
 
+// ---- optimizer ops: what the optimizer pass needs (transpilers/optimizer.h) ----
+
+/// One piece of optimizer state: an input slot the op reads and the output
+/// slot it writes back, bound to the same persistable variable
+/// `<param><suffix>`, which the startup program initialises.
+struct OptimizerStateDef {
+  std::string input;           ///< "Moment1"
+  std::string output;          ///< "Moment1Out"
+  std::string suffix;          ///< "_moment1_0", Paddle's accumulator name
+  bool scalar = false;         ///< shape [1]; otherwise the parameter's shape
+  /// Initial value: the value the op's attribute `init_attr` gets (e.g. a
+  /// beta power starts at beta), or `init` when `init_attr` is empty.
+  std::string init_attr;
+  double init = 0;
+};
+
+/// An attribute the optimizer pass writes, with the value used when the
+/// command line gives none (OptimizerOptions::attrs, keyed by `name`).
+struct OptimizerAttrDef {
+  std::string name;
+  pb::AttrType type = pb::FLOAT;  ///< FLOAT or BOOLEAN
+  double default_value = 0;
+};
+
+/// Present on ops with the kOptimizer trait. State and learning rate take
+/// the parameter's dtype.
+struct OptimizerDef {
+  std::string param = "Param", grad = "Grad", learning_rate = "LearningRate", param_out = "ParamOut";
+  std::vector<OptimizerStateDef> state;
+  std::vector<OptimizerAttrDef> attrs;
+  /// Attributes through which the op applies L2 decay itself ("l2_decay",
+  /// coefficient); empty: the pass adds Paddle's scale + sum on the gradient.
+  std::string l2_method_attr, l2_coeff_attr;
+};
+
+// ---- end of optimizer block ----
+
 struct OpDef {
   std::string type;
   /// Kernel family: the generated code includes kernels/<family>.h.
@@ -87,6 +124,8 @@ struct OpDef {
   /// fusion.h). The function takes (x) or, with a Y input, (x, y), plus the
   /// op's attribute struct when it has one that is not ElementwiseAttrs.
   std::string pointwise;
+  /// Optimizer ops: state slots, initial values, attributes (see above).
+  const OptimizerDef* optimizer = nullptr;
 
   bool has(Trait t) const { return (traits & t) != 0; }
   const SlotDef* input(const std::string& slot) const;

@@ -3,11 +3,41 @@
 #include "compiler/shape_infer.h"
 
 namespace fluidc::ops {
+namespace {
+
+// State names, initial values and attribute defaults are Paddle's
+// (SGDOptimizer, MomentumOptimizer, AdamOptimizer), so a program fluidc
+// extends loads into Paddle with the accumulators it expects.
+const OptimizerDef kSgd{};
+
+const OptimizerDef kMomentum{
+    .state = {{.input = "Velocity", .output = "VelocityOut", .suffix = "_velocity_0"}},
+    .attrs = {{"mu", pb::FLOAT, 0.9}, {"use_nesterov", pb::BOOLEAN, 0}, {"multi_precision", pb::BOOLEAN, 0},
+              {"rescale_grad", pb::FLOAT, 1.0}},
+    .l2_method_attr = "regularization_method",
+    .l2_coeff_attr = "regularization_coeff",
+};
+
+// Beta powers start at beta (the first step's bias correction uses beta^1).
+const OptimizerDef kAdam{
+    .state = {{.input = "Moment1", .output = "Moment1Out", .suffix = "_moment1_0"},
+              {.input = "Moment2", .output = "Moment2Out", .suffix = "_moment2_0"},
+              {.input = "Beta1Pow", .output = "Beta1PowOut", .suffix = "_beta1_pow_acc_0", .scalar = true,
+               .init_attr = "beta1"},
+              {.input = "Beta2Pow", .output = "Beta2PowOut", .suffix = "_beta2_pow_acc_0", .scalar = true,
+               .init_attr = "beta2"}},
+    .attrs = {{"beta1", pb::FLOAT, 0.9}, {"beta2", pb::FLOAT, 0.999}, {"epsilon", pb::FLOAT, 1e-8},
+              {"lazy_mode", pb::BOOLEAN, 0}, {"multi_precision", pb::BOOLEAN, 0},
+              {"use_global_beta_pow", pb::BOOLEAN, 0}},
+};
+
+}  // namespace
 
 void add_optimizer_ops(std::vector<OpDef>& t) {
   const unsigned traits = kOptimizer | kSideEffect;
   t.push_back({.type = "sgd", .family = "optimizer", .inputs = {{"Param"}, {"LearningRate"}, {"Grad"}},
-               .outputs = {{"ParamOut"}}, .traits = traits, .infer_shape = shape_rules::outs_like_inputs});
+               .outputs = {{"ParamOut"}}, .traits = traits, .infer_shape = shape_rules::outs_like_inputs,
+               .optimizer = &kSgd});
   t.push_back({.type = "momentum",
                .family = "optimizer",
                .inputs = {{"Param"}, {"Grad"}, {"Velocity"}, {"LearningRate"}},
@@ -17,7 +47,8 @@ void add_optimizer_ops(std::vector<OpDef>& t) {
                          {"rescale_grad", pb::FLOAT}},
                .attrs_struct = "MomentumAttrs",
                .traits = traits,
-               .infer_shape = shape_rules::outs_like_inputs});
+               .infer_shape = shape_rules::outs_like_inputs,
+               .optimizer = &kMomentum});
   t.push_back({.type = "adam",
                .family = "optimizer",
                .inputs = {{"Param"}, {"Grad"}, {"LearningRate"}, {"Moment1"}, {"Moment2"}, {"Beta1Pow"},
@@ -28,7 +59,8 @@ void add_optimizer_ops(std::vector<OpDef>& t) {
                          {"lazy_mode", pb::BOOLEAN}, {"use_global_beta_pow", pb::BOOLEAN}},
                .attrs_struct = "AdamAttrs",
                .traits = traits,
-               .infer_shape = shape_rules::outs_like_inputs});
+               .infer_shape = shape_rules::outs_like_inputs,
+               .optimizer = &kAdam});
 }
 
 }  // namespace fluidc::ops

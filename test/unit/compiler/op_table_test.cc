@@ -24,11 +24,24 @@ TEST_CASE("every op in the table is complete", "[ops]") {
     // the gradients nobody needs (e.g. of a fed input).
     if (def.type.size() > 5 && def.type.ends_with("_grad"))
       for (const auto& s : def.outputs) CHECK(s.optional);
-    // Optimizers own a Param slot and write ParamOut.
+    // Optimizers declare what the optimizer pass needs, and every slot and
+    // attribute the declaration names is one the op has.
     if (def.has(ops::kOptimizer)) {
-      CHECK(def.input("Param") != nullptr);
-      CHECK(def.output("ParamOut") != nullptr);
+      REQUIRE(def.optimizer != nullptr);
+      const ops::OptimizerDef& o = *def.optimizer;
+      for (const auto& slot : {o.param, o.grad, o.learning_rate}) CHECK(def.input(slot) != nullptr);
+      CHECK(def.output(o.param_out) != nullptr);
+      for (const auto& s : o.state) {
+        CHECK(def.input(s.input) != nullptr);
+        CHECK(def.output(s.output) != nullptr);
+        CHECK_FALSE(s.suffix.empty());
+        bool declared = s.init_attr.empty();
+        for (const auto& a : o.attrs) declared |= a.name == s.init_attr;
+        CHECK(declared);
+      }
+      if (!o.l2_coeff_attr.empty()) CHECK(def.attr(o.l2_coeff_attr) != nullptr);
     }
+    CHECK((def.optimizer == nullptr || def.has(ops::kOptimizer)));
   }
 }
 
