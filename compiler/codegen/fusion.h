@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,14 +26,15 @@ struct FusedChain {
   pb::VarType::Type dtype = pb::VarType::FP32;  ///< FP32 or FP64, shared by every tensor of the chain
 };
 
-/// The chains of block `block` of `prog` (the fuse pass, plan_fusion in
-/// fusion_plan.h, runs it over every block; codegen reads the plan). An intermediate value (an Out
+/// The chains of every block of `prog`, by block index (blocks without
+/// any are absent). The fuse pass (plan_fusion in fusion_plan.h) calls it;
+/// codegen reads the plan. An intermediate value (an Out
 /// that the next op consumes) qualifies when no other op of any block reads
 /// or writes it and it is no feed, fetch, loss or persistable: it is then
 /// never materialised. Second operands (Y) must be declared with X's rank
 /// (same shape) or a lower one (a row, Paddle's axis rule); the generated
 /// code checks the actual shapes before taking the fused path.
-std::vector<FusedChain> find_fused_chains(const Program& prog, int block, const ProgramInfo& info);
+std::map<int, std::vector<FusedChain>> find_fused_chains(const Program& prog, const ProgramInfo& info);
 
 /// What emit_fused_chain needs from the emitter.
 struct FusedEmitEnv {

@@ -42,10 +42,7 @@ size_t FusionPlan::num_chains() const {
 
 FusionPlan plan_fusion(const Program& main, const ProgramInfo& info) {
   FusionPlan plan;
-  for (int b = 0; b < main.num_blocks(); ++b) {
-    auto chains = find_fused_chains(main, b, info);
-    if (!chains.empty()) plan.blocks[b] = std::move(chains);
-  }
+  plan.blocks = find_fused_chains(main, info);
   return plan;
 }
 
