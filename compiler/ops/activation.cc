@@ -1,8 +1,10 @@
 // compiler/ops/activation.cc - relu, sigmoid, tanh, square, scale, softmax and their grads.
 #include "compiler/ir/attrs.h"
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
+#include "kernels/activation.h"
 
 namespace fluidc::ops {
 namespace {
@@ -40,17 +42,17 @@ void add_activation_ops(std::vector<OpDef>& t) {
                .family = "activation",
                .inputs = {{"X"}},
                .outputs = {{"Out"}},
-               .attrs = {{"scale", pb::FLOAT}, {"bias", pb::FLOAT}, {"bias_after_scale", pb::BOOLEAN}},
+               .attrs = kernel_attrs<kernels::ScaleAttrs>(),
                .attrs_struct = "ScaleAttrs",
                .grad = "scale",
                .make_grad = scale_grad,
                .infer_shape = shape_rules::same_as_x,
                .pointwise = "Scale"});
   t.push_back({.type = "softmax", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .attrs = {{"axis", pb::INT}}, .attrs_struct = "SoftmaxAttrs", .grad = "softmax_grad",
+               .attrs = kernel_attrs<kernels::SoftmaxAttrs>(), .attrs_struct = "SoftmaxAttrs", .grad = "softmax_grad",
                .infer_shape = shape_rules::same_as_x});
   t.push_back({.type = "softmax_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
-               .outputs = {{"X@GRAD", true}}, .attrs = {{"axis", pb::INT}}, .attrs_struct = "SoftmaxAttrs",
+               .outputs = {{"X@GRAD", true}}, .attrs = kernel_attrs<kernels::SoftmaxAttrs>(), .attrs_struct = "SoftmaxAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
 }
 

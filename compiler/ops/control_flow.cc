@@ -10,8 +10,11 @@
 #include "compiler/codegen/escape.h"
 #include "compiler/codegen/emit_ctx.h"
 #include "compiler/ir/attrs.h"
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
+#include "kernels/compare.h"
+#include "kernels/control.h"
 
 namespace fluidc::ops {
 namespace {
@@ -30,9 +33,9 @@ void infer_compare(ShapeCtx& c) {
   }
   TensorType out = x;
   out.dtype = pb::VarType::BOOL;
-  int axis = static_cast<int>(attr_int(c.op(), "axis", -1));
-  if (!shape_rules::broadcast(x.dims, y.dims, axis, out.dims)) {
-    c.error(fmt::format("X {} and Y {} do not broadcast", dims_str(x.dims), dims_str(y.dims)));
+  const auto a = parse_attrs<kernels::CompareAttrs>(c.op());
+  if (std::string e = shape_rules::broadcast(x.dims, y.dims, a.axis, out.dims); !e.empty()) {
+    c.error(e);
     return;
   }
   c.set_output("Out", out);
@@ -254,7 +257,7 @@ void emit_while_grad(EmitCtx& c) {
 }  // namespace
 
 void add_control_flow_ops(std::vector<OpDef>& t) {
-  const std::vector<AttrDef> cmp_attrs = {{"axis", pb::INT}, {"force_cpu", pb::BOOLEAN}};
+  const std::vector<AttrDef> cmp_attrs = kernel_attrs<kernels::CompareAttrs>();
   for (const char* name : {"less_than", "less_equal", "greater_than", "greater_equal", "equal", "not_equal"})
     t.push_back({.type = name, .family = "compare", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
                  .attrs = cmp_attrs, .attrs_struct = "CompareAttrs", .infer_shape = infer_compare});
@@ -264,7 +267,7 @@ void add_control_flow_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "logical_not", .family = "compare", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .infer_shape = infer_logical_not});
   t.push_back({.type = "increment", .family = "control", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .attrs = {{"step", pb::FLOAT}}, .attrs_struct = "IncrementAttrs",
+               .attrs = kernel_attrs<kernels::IncrementAttrs>(), .attrs_struct = "IncrementAttrs",
                .infer_shape = shape_rules::same_as_x});
   t.push_back({.type = "select_input", .family = "control", .inputs = {{"X", false, true}, {"Mask"}},
                .outputs = {{"Out"}}, .infer_shape = infer_select_input});

@@ -2,8 +2,10 @@
 #include <fmt/format.h>
 
 #include "compiler/ir/attrs.h"
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
+#include "kernels/loss.h"
 
 namespace fluidc::ops {
 namespace {
@@ -58,11 +60,7 @@ void infer_cross_entropy_grad2(ShapeCtx& c) {
 }  // namespace
 
 void add_loss_ops(std::vector<OpDef>& t) {
-  const std::vector<AttrDef> xent_attrs = {{"soft_label", pb::BOOLEAN},
-                                           {"ignore_index", pb::INT},
-                                           {"numeric_stable_mode", pb::BOOLEAN},
-                                           {"axis", pb::INT},
-                                           {"use_softmax", pb::BOOLEAN}};
+  const std::vector<AttrDef> xent_attrs = kernel_attrs<kernels::SoftmaxWithCrossEntropyAttrs>();
   t.push_back({.type = "softmax_with_cross_entropy", .family = "loss", .inputs = {{"Logits"}, {"Label"}},
                .outputs = {{"Softmax"}, {"Loss"}}, .attrs = xent_attrs,
                .attrs_struct = "SoftmaxWithCrossEntropyAttrs", .grad = "softmax_with_cross_entropy_grad",
@@ -71,7 +69,7 @@ void add_loss_ops(std::vector<OpDef>& t) {
                .inputs = {{"Label"}, {"Softmax"}, {"Loss@GRAD"}}, .outputs = {{"Logits@GRAD", true}},
                .attrs = xent_attrs, .attrs_struct = "SoftmaxWithCrossEntropyAttrs",
                .infer_shape = infer_softmax_xent_grad});
-  const std::vector<AttrDef> ce_attrs = {{"ignore_index", pb::INT}};
+  const std::vector<AttrDef> ce_attrs = kernel_attrs<kernels::CrossEntropy2Attrs>();
   t.push_back({.type = "cross_entropy2", .family = "loss", .inputs = {{"X"}, {"Label"}},
                .outputs = {{"Y"}, {"XShape"}, {"MatchX"}}, .attrs = ce_attrs, .attrs_struct = "CrossEntropy2Attrs",
                .grad = "cross_entropy_grad2", .infer_shape = infer_cross_entropy2});

@@ -4,8 +4,10 @@
 #include <algorithm>
 
 #include "compiler/ir/attrs.h"
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
+#include "kernels/tensor_manip.h"
 
 namespace fluidc::ops {
 namespace {
@@ -107,13 +109,11 @@ void infer_concat_grad(ShapeCtx& c) {
 
 void add_tensor_manip_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "reshape2", .family = "tensor_manip", .inputs = {{"X"}},
-               .outputs = {{"Out"}, {"XShape", true}}, .attrs = {{"shape", pb::INTS, true}},
+               .outputs = {{"Out"}, {"XShape", true}}, .attrs = kernel_attrs<kernels::Reshape2Attrs>(),
                .attrs_struct = "Reshape2Attrs", .grad = "reshape2_grad", .infer_shape = infer_reshape2});
   t.push_back({.type = "reshape2_grad", .family = "tensor_manip", .inputs = {{"XShape"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .infer_shape = infer_reshape2_grad});
-  const std::vector<AttrDef> slice_attrs = {{"axes", pb::INTS, true}, {"starts", pb::INTS, true},
-                                            {"ends", pb::INTS, true}, {"infer_flags", pb::INTS},
-                                            {"decrease_axis", pb::INTS}};
+  const std::vector<AttrDef> slice_attrs = kernel_attrs<kernels::SliceAttrs>();
   const std::vector<SlotDef> bounds = {{"StartsTensor", true}, {"EndsTensor", true},
                                        {"StartsTensorList", true, true}, {"EndsTensorList", true, true}};
   std::vector<SlotDef> slice_in = {{"Input"}};
@@ -126,10 +126,10 @@ void add_tensor_manip_ops(std::vector<OpDef>& t) {
                .outputs = {{"Input@GRAD", true}}, .attrs = slice_attrs, .attrs_struct = "SliceAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
   t.push_back({.type = "concat", .family = "tensor_manip", .inputs = {{"X", false, true}}, .outputs = {{"Out"}},
-               .attrs = {{"axis", pb::INT}}, .attrs_struct = "ConcatAttrs", .grad = "concat_grad",
+               .attrs = kernel_attrs<kernels::ConcatAttrs>(), .attrs_struct = "ConcatAttrs", .grad = "concat_grad",
                .infer_shape = infer_concat});
   t.push_back({.type = "concat_grad", .family = "tensor_manip", .inputs = {{"X", false, true}, {"Out@GRAD"}},
-               .outputs = {{"X@GRAD", true, true}}, .attrs = {{"axis", pb::INT}}, .attrs_struct = "ConcatAttrs",
+               .outputs = {{"X@GRAD", true, true}}, .attrs = kernel_attrs<kernels::ConcatAttrs>(), .attrs_struct = "ConcatAttrs",
                .infer_shape = infer_concat_grad});
 }
 

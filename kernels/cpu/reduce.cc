@@ -5,6 +5,7 @@
 
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/shapes/reduce.h"
 
 namespace fluidc::kernels {
 
@@ -12,34 +13,12 @@ using namespace detail;
 
 namespace {
 
-/// Which dims a reduce op folds, and the shapes that follow.
-struct ReducePlan {
-  Shape kept;         // X's shape with every reduced dim set to 1
-  Shape out;          // Out's shape (kept, or kept without the reduced dims)
-  int64_t count = 1;  // X elements folded into each Out element
-};
+using shapes::ReducePlan;
 
+/// The shared rule (kernels/shapes/reduce.h); fails with the op's name.
 ReducePlan plan_reduce(const char* op, const Shape& xs, const ReduceAttrs& a) {
-  bool marked[kMaxRank] = {};
-  bool all = a.reduce_all || a.dim.empty();
-  if (!all) {
-    for (int d : a.dim) {
-      if (xs.rank == 0 && (d == 0 || d == -1)) continue;  // 0-D: its only "dim"
-      marked[canonical_axis(op, "dim", d, xs.rank)] = true;
-    }
-  }
   ReducePlan p;
-  p.kept = xs;
-  p.out.rank = 0;
-  for (int i = 0; i < xs.rank; ++i) {
-    if (all || marked[i]) {
-      p.count *= xs.d[i];
-      p.kept.d[i] = 1;
-      if (a.keep_dim) p.out.d[p.out.rank++] = 1;
-    } else {
-      p.out.d[p.out.rank++] = xs.d[i];
-    }
-  }
+  if (std::string e = shapes::reduce_shape(xs, a, p); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
   return p;
 }
 
