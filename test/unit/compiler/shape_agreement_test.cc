@@ -17,6 +17,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
 #include "kernels/reduce.h"
+#include "kernels/tensor_manip.h"
 #include "runtime/error.h"
 
 using namespace fluidc;
@@ -198,4 +199,32 @@ TEST_CASE("elementwise: equal ranks ignore axis on both sides", "[shape][agree]"
   };
   for (const auto& c : cases)
     check_product(c, [&](const Tensor& x, const Tensor& y, Tensor& o) { k::elementwise_add(x, y, o, a); });
+}
+
+TEST_CASE("reshape2: one rule validates the target shape on both sides", "[shape][agree]") {
+  struct Case {
+    std::vector<int64_t> x;
+    std::vector<int> shape;
+    bool ok;
+    std::vector<int64_t> want;
+  };
+  const Case cases[] = {
+      {{2, 6}, {3, -1}, true, {3, 4}},
+      {{2, 6}, {0, 3, -1}, true, {2, 3, 2}},
+      {{2, 6}, {5, -1}, false, {}},   // 12 elements do not split into rows of 5
+      {{2, 6}, {-1, -1}, false, {}},  // two dims to infer
+      {{2, 6}, {4, 4}, false, {}},
+  };
+  for (const auto& c : cases) {
+    INFO("X " << dims_str(c.x) << " shape " << dims_str(std::vector<int64_t>(c.shape.begin(), c.shape.end())));
+    std::string attrs = "attrs { name: \"shape\" type: INTS";
+    for (int d : c.shape) attrs += fmt::format(" ints: {}", d);
+    attrs += " }";
+    k::Reshape2Attrs a;
+    a.shape = c.shape;
+    Tensor x = zeros(c.x);
+    std::vector<int64_t> kd;
+    bool kok = run([&](Tensor& out) { k::reshape2(x, out, nullptr, a); }, kd);
+    check_agree(infer("reshape2", c.x, nullptr, attrs), kok, kd, c.ok ? &c.want : nullptr);
+  }
 }
