@@ -15,6 +15,7 @@
 #include "compiler/ir/program.h"
 #include "compiler/shape_infer.h"
 #include "kernels/elementwise.h"
+#include "kernels/loss.h"
 #include "kernels/matmul.h"
 #include "kernels/reduce.h"
 #include "kernels/tensor_manip.h"
@@ -227,4 +228,27 @@ TEST_CASE("reshape2: one rule validates the target shape on both sides", "[shape
     bool kok = run([&](Tensor& out) { k::reshape2(x, out, nullptr, a); }, kd);
     check_agree(infer("reshape2", c.x, nullptr, attrs), kok, kd, c.ok ? &c.want : nullptr);
   }
+}
+
+TEST_CASE("cross_entropy2: XShape is X's dims then 0 on both sides (Paddle 2.6)", "[shape][agree]") {
+  const std::string text =
+      "blocks { idx: 0 parent_idx: -1 " + var("x", {2, 3}) +
+      "vars { name: \"label\" type { type: LOD_TENSOR lod_tensor { tensor { data_type: INT64 dims: 2 dims: 1 } } } }" +
+      var("y", {}) + var("xshape", {}) + var("match", {}) +
+      " ops { type: \"cross_entropy2\" inputs { parameter: \"X\" arguments: \"x\" } "
+      "inputs { parameter: \"Label\" arguments: \"label\" } outputs { parameter: \"Y\" arguments: \"y\" } "
+      "outputs { parameter: \"XShape\" arguments: \"xshape\" } outputs { parameter: \"MatchX\" arguments: \"match\" } } }";
+  Program p = Program::parse(text, "case", true);
+  Diagnostics d;
+  auto types = infer_shapes(p, d);
+  INFO(d.str());
+  REQUIRE_FALSE(d.has_errors());
+  Tensor x = zeros({2, 3}), label, y, xshape, match;
+  label.resize(Shape{2, 1}, rt::DType::kInt64);
+  label.zero();
+  k::cross_entropy2(x, label, y, xshape, match, {});
+  CHECK(types["xshape"].dims == std::vector<int64_t>{2, 3, 0});
+  CHECK(xshape.shape() == Shape{2, 3, 0});
+  CHECK(types["y"].dims == std::vector<int64_t>{2, 1});
+  CHECK(y.shape() == Shape{2, 1});
 }
