@@ -9,6 +9,7 @@
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
 #include "kernels/fill.h"
+#include "kernels/shapes/fill.h"
 
 namespace fluidc::ops {
 namespace {
@@ -23,18 +24,20 @@ pb::VarType::Type dtype_attr(ShapeCtx& c, const char* name, pb::VarType::Type fa
   return static_cast<pb::VarType::Type>(code);
 }
 
-// Ops that create a tensor from a `shape` and `dtype` attribute.
+// Ops that create a tensor from a `shape` and `dtype` attribute: the
+// kernels' rule (kernels/shapes/fill.h), the kernel struct's default dtype.
+template <class Attrs>
 void infer_from_shape_attr(ShapeCtx& c) {
+  const auto a = parse_attrs<Attrs>(c.op());
+  rt::Shape s;
+  if (std::string e = shapes::shape_attr_shape(a.shape, s); !e.empty()) {
+    c.error(e);
+    return;
+  }
   TensorType out;
   out.known = true;
-  out.dtype = dtype_attr(c, "dtype", pb::VarType::FP32);
-  out.dims = attr_ints(c.op(), "shape");
-  for (int64_t d : out.dims)
-    if (d < 0) {
-      c.error(fmt::format("shape {} has a negative dim; a run-time shape tensor is not supported yet",
-                          dims_str(out.dims)));
-      return;
-    }
+  out.dtype = dtype_attr(c, "dtype", static_cast<pb::VarType::Type>(Attrs{}.dtype));
+  out.dims = shape_rules::from_shape(s);
   c.set_output("Out", out);
 }
 
@@ -159,7 +162,7 @@ void add_fill_ops(std::vector<OpDef>& t) {
                .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::FillConstantAttrs>(),
                .attrs_struct = "FillConstantAttrs",
-               .infer_shape = infer_from_shape_attr,
+               .infer_shape = infer_from_shape_attr<kernels::FillConstantAttrs>,
                .emit_cpu = emit_fill_constant});
   t.push_back({.type = "assign_value",
                .family = "",
@@ -185,14 +188,14 @@ void add_fill_ops(std::vector<OpDef>& t) {
                .attrs = kernel_attrs<kernels::UniformRandomAttrs>(),
                .attrs_struct = "UniformRandomAttrs",
                .traits = kRandom,
-               .infer_shape = infer_from_shape_attr});
+               .infer_shape = infer_from_shape_attr<kernels::UniformRandomAttrs>});
   t.push_back({.type = "gaussian_random",
                .family = "fill",
                .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::GaussianRandomAttrs>(),
                .attrs_struct = "GaussianRandomAttrs",
                .traits = kRandom,
-               .infer_shape = infer_from_shape_attr});
+               .infer_shape = infer_from_shape_attr<kernels::GaussianRandomAttrs>});
 }
 
 }  // namespace fluidc::ops
