@@ -14,6 +14,7 @@
 
 #include "compiler/ir/program.h"
 #include "compiler/shape_infer.h"
+#include "kernels/activation.h"
 #include "kernels/elementwise.h"
 #include "kernels/loss.h"
 #include "kernels/matmul.h"
@@ -251,4 +252,18 @@ TEST_CASE("cross_entropy2: XShape is X's dims then 0 on both sides (Paddle 2.6)"
   CHECK(xshape.shape() == Shape{2, 3, 0});
   CHECK(types["y"].dims == std::vector<int64_t>{2, 1});
   CHECK(y.shape() == Shape{2, 1});
+}
+
+TEST_CASE("softmax: both sides reject an axis outside X", "[shape][agree]") {
+  for (int axis : {-1, 1, 2, -3}) {
+    INFO("axis " << axis);
+    k::SoftmaxAttrs a;
+    a.axis = axis;
+    Tensor x = zeros({2, 3});
+    std::vector<int64_t> kd;
+    bool kok = run([&](Tensor& out) { k::softmax(x, out, a); }, kd);
+    const std::vector<int64_t> want = {2, 3};
+    check_agree(infer("softmax", {2, 3}, nullptr, fmt::format("attrs {{ name: \"axis\" type: INT i: {} }}", axis)),
+                kok, kd, axis == 2 || axis == -3 ? nullptr : &want);
+  }
 }
