@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -184,4 +185,25 @@ TEST_CASE("the ABI check names an op whose slots or attributes disagree with its
   CHECK(bad.count("matmul_v2"));
   CHECK(bad.count("elementwise_add"));
   CHECK_FALSE(bad.count("relu"));
+}
+
+TEST_CASE("kernel headers, shared shape rules included, stay free of compiler and protobuf includes", "[ops][abi]") {
+  // Generated programs include them, and the compiler includes them for the
+  // shared attribute structs and shape rules: the dependency goes one way.
+  const std::regex include(R"re(^\s*#\s*include\s*[<"]([^>"]+)[>"])re");
+  int headers = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(FLUIDC_TEST_INCLUDE_DIR "/kernels")) {
+    if (e.path().extension() != ".h") continue;
+    ++headers;
+    std::ifstream in(e.path());
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include)) continue;
+      const std::string inc = m[1];
+      INFO(e.path().string() << " includes " << inc);
+      CHECK_FALSE((inc.rfind("compiler/", 0) == 0 || inc.rfind("proto/", 0) == 0 || inc.find("protobuf") != std::string::npos ||
+                   inc.find(".pb.h") != std::string::npos));
+    }
+  }
+  CHECK(headers > 10);
 }
