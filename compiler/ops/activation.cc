@@ -64,7 +64,8 @@ void add_activation_ops(std::vector<OpDef>& t) {
                .attrs = kernel_attrs<kernels::SoftmaxAttrs>(), .attrs_struct = "SoftmaxAttrs", .grad = "softmax_grad",
                .infer_shape = infer_softmax});
   t.push_back({.type = "softmax_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
-               .outputs = {{"X@GRAD", true}}, .attrs = kernel_attrs<kernels::SoftmaxAttrs>(), .attrs_struct = "SoftmaxAttrs",
+               .outputs = {{"X@GRAD", true}}, .attrs = kernel_attrs<kernels::SoftmaxAttrs>(),
+               .attrs_struct = "SoftmaxAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
 }
 

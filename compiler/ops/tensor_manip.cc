@@ -113,7 +113,8 @@ void add_tensor_manip_ops(std::vector<OpDef>& t) {
                .attrs = kernel_attrs<kernels::ConcatAttrs>(), .attrs_struct = "ConcatAttrs", .grad = "concat_grad",
                .infer_shape = infer_concat});
   t.push_back({.type = "concat_grad", .family = "tensor_manip", .inputs = {{"X", false, true}, {"Out@GRAD"}},
-               .outputs = {{"X@GRAD", true, true}}, .attrs = kernel_attrs<kernels::ConcatAttrs>(), .attrs_struct = "ConcatAttrs",
+               .outputs = {{"X@GRAD", true, true}}, .attrs = kernel_attrs<kernels::ConcatAttrs>(),
+               .attrs_struct = "ConcatAttrs",
                .infer_shape = infer_concat_grad});
 }
 

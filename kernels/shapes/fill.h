@@ -11,7 +11,8 @@ namespace fluidc::shapes {
 /// `shape` attribute (rank <= 9, no negative dim: a run-time shape tensor is
 /// not supported).
 inline std::string shape_attr_shape(const std::vector<int64_t>& v, Shape& out) {
-  if (v.size() > static_cast<size_t>(Shape::kMaxRank)) return fmt::format("shape attribute has rank {} (> 9)", v.size());
+  if (v.size() > static_cast<size_t>(Shape::kMaxRank))
+    return fmt::format("shape attribute has rank {} (> 9)", v.size());
   out = Shape::from(v.data(), static_cast<int>(v.size()));
   for (int i = 0; i < out.rank; ++i)
     if (out.d[i] < 0) return fmt::format("shape attribute {} has a negative dim", out.str());

@@ -30,8 +30,9 @@ namespace k = fluidc::kernels;
 namespace {
 
 std::string var(const char* name, const std::vector<int64_t>& dims) {
-  return fmt::format("vars {{ name: \"{}\" type {{ type: LOD_TENSOR lod_tensor {{ tensor {{ data_type: FP32 {} }} }} }} }}",
-                     name, dims.empty() ? "" : fmt::format("dims: {}", fmt::join(dims, " dims: ")));
+  return fmt::format(
+      "vars {{ name: \"{}\" type {{ type: LOD_TENSOR lod_tensor {{ tensor {{ data_type: FP32 {} }} }} }} }}", name,
+      dims.empty() ? "" : fmt::format("dims: {}", fmt::join(dims, " dims: ")));
 }
 
 struct Inferred {
@@ -238,7 +239,8 @@ TEST_CASE("cross_entropy2: XShape is X's dims then 0 on both sides (Paddle 2.6)"
       var("y", {}) + var("xshape", {}) + var("match", {}) +
       " ops { type: \"cross_entropy2\" inputs { parameter: \"X\" arguments: \"x\" } "
       "inputs { parameter: \"Label\" arguments: \"label\" } outputs { parameter: \"Y\" arguments: \"y\" } "
-      "outputs { parameter: \"XShape\" arguments: \"xshape\" } outputs { parameter: \"MatchX\" arguments: \"match\" } } }";
+      "outputs { parameter: \"XShape\" arguments: \"xshape\" } "
+      "outputs { parameter: \"MatchX\" arguments: \"match\" } } }";
   Program p = Program::parse(text, "case", true);
   Diagnostics d;
   auto types = infer_shapes(p, d);
