@@ -24,8 +24,9 @@ void infer_mean(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
-// The kernels' rule (kernels/shapes/reduce.h) over the kernels' parsed
+// The kernels' rules (kernels/shapes/reduce.h) over the kernels' parsed
 // attributes: a missing `dim` is Paddle's default {0}, not "every dim".
+template <bool kSum>
 void infer_reduce(ShapeCtx& c) {
   const TensorType& x = c.input("X");
   rt::Shape xs;
@@ -38,10 +39,7 @@ void infer_reduce(ShapeCtx& c) {
   }
   TensorType out = x;
   out.dims = shape_rules::from_shape(p.out);
-  if (a.out_dtype >= 0) out.dtype = static_cast<pb::VarType::Type>(a.out_dtype);
-  // Paddle 2.6 sums bool and int32 into int64 (the kernel does the same).
-  else if (c.op().type() == "reduce_sum" && (x.dtype == pb::VarType::BOOL || x.dtype == pb::VarType::INT32))
-    out.dtype = pb::VarType::INT64;
+  if (kSum) out.dtype = static_cast<pb::VarType::Type>(shapes::reduce_sum_dtype(x.dtype, a));
   c.set_output("Out", out);
 }
 
@@ -70,10 +68,11 @@ void add_reduce_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "mean_grad", .family = "reduce", .inputs = {{"X"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
   const std::vector<AttrDef> attrs = kernel_attrs<kernels::ReduceAttrs>();
-  for (const char* name : {"reduce_mean", "reduce_sum"}) {
+  for (auto [name, infer] : {std::pair<const char*, InferShapeFn>{"reduce_mean", infer_reduce<false>},
+                             {"reduce_sum", infer_reduce<true>}}) {
     std::string fwd = name;
     t.push_back({.type = fwd, .family = "reduce", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = attrs,
-                 .attrs_struct = "ReduceAttrs", .grad = fwd + "_grad", .infer_shape = infer_reduce});
+                 .attrs_struct = "ReduceAttrs", .grad = fwd + "_grad", .infer_shape = infer});
     t.push_back({.type = fwd + "_grad", .family = "reduce", .inputs = {{"X"}, {"Out@GRAD"}},
                  .outputs = {{"X@GRAD", true}}, .attrs = attrs, .attrs_struct = "ReduceAttrs",
                  .infer_shape = shape_rules::grads_like_inputs});

@@ -168,14 +168,9 @@ void reduce_sum(const Tensor& x, Tensor& out, const ReduceAttrs& attrs) {
   const char* op = "reduce_sum";
   require_init(op, "X", x);
   const ReducePlan p = plan_reduce(op, x.shape(), attrs);
-  DType odt = x.dtype();
-  if (attrs.out_dtype != -1) {
-    if (!rt::dtype_is_valid(attrs.out_dtype))
-      rt::fail(fmt::format("{}: out_dtype {} is not a dtype code", op, attrs.out_dtype));
-    odt = static_cast<DType>(attrs.out_dtype);
-  } else if (x.dtype() == DType::kBool || x.dtype() == DType::kInt32) {
-    odt = DType::kInt64;
-  }
+  const int code = shapes::reduce_sum_dtype(static_cast<int>(x.dtype()), attrs);
+  if (!rt::dtype_is_valid(code)) rt::fail(fmt::format("{}: out_dtype {} is not a dtype code", op, code));
+  const DType odt = static_cast<DType>(code);
   reduce_common(op, x, out, p, odt, true, [](auto s) { return s; });
 }
 

@@ -42,4 +42,13 @@ inline std::string reduce_shape(const Shape& x, const kernels::ReduceAttrs& a, R
   return {};
 }
 
+/// reduce_sum's Out dtype: out_dtype when set (not -1); otherwise int64 for
+/// bool and int32 X (Paddle 2.6's rule) and X's dtype for the rest.
+/// reduce_mean keeps X's dtype. Codes are Paddle's (rt::DType's values).
+inline int reduce_sum_dtype(int x_dtype, const kernels::ReduceAttrs& a) {
+  if (a.out_dtype != -1) return a.out_dtype;
+  const bool widen = x_dtype == static_cast<int>(rt::DType::kBool) || x_dtype == static_cast<int>(rt::DType::kInt32);
+  return widen ? static_cast<int>(rt::DType::kInt64) : x_dtype;
+}
+
 }  // namespace fluidc::shapes

@@ -71,3 +71,12 @@ TEST_CASE("matmul rules with run-time dims", "[shapes]") {
   CHECK(s.M == kUnknown);
   CHECK_FALSE(shapes::mul_shape(Shape{kUnknown, 4}, Shape{5, 2}, m, s).empty());
 }
+
+TEST_CASE("reduce_sum's Out dtype: out_dtype, else int64 for bool and int32", "[shapes]") {
+  kernels::ReduceAttrs a;
+  CHECK(shapes::reduce_sum_dtype(static_cast<int>(rt::DType::kInt32), a) == static_cast<int>(rt::DType::kInt64));
+  CHECK(shapes::reduce_sum_dtype(static_cast<int>(rt::DType::kBool), a) == static_cast<int>(rt::DType::kInt64));
+  CHECK(shapes::reduce_sum_dtype(static_cast<int>(rt::DType::kFP32), a) == static_cast<int>(rt::DType::kFP32));
+  a.out_dtype = static_cast<int>(rt::DType::kFP64);
+  CHECK(shapes::reduce_sum_dtype(static_cast<int>(rt::DType::kInt32), a) == static_cast<int>(rt::DType::kFP64));
+}
