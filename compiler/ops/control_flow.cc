@@ -15,6 +15,7 @@
 #include "compiler/shape_infer.h"
 #include "kernels/compare.h"
 #include "kernels/control.h"
+#include "kernels/shapes/control.h"
 
 namespace fluidc::ops {
 namespace {
@@ -39,6 +40,18 @@ void infer_compare(ShapeCtx& c) {
     return;
   }
   c.set_output("Out", out);
+}
+
+// The kernel's rule (kernels/shapes/control.h): a one-element counter.
+void infer_increment(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs, os;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  if (std::string e = shapes::increment_shape(xs, os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  c.set_output("Out", x);
 }
 
 void infer_logical_not(ShapeCtx& c) {
@@ -268,7 +281,7 @@ void add_control_flow_ops(std::vector<OpDef>& t) {
                .infer_shape = infer_logical_not});
   t.push_back({.type = "increment", .family = "control", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::IncrementAttrs>(), .attrs_struct = "IncrementAttrs",
-               .infer_shape = shape_rules::same_as_x});
+               .infer_shape = infer_increment});
   t.push_back({.type = "select_input", .family = "control", .inputs = {{"X", false, true}, {"Mask"}},
                .outputs = {{"Out"}}, .infer_shape = infer_select_input});
   t.push_back({.type = "select_output", .family = "control", .inputs = {{"X"}, {"Mask"}},

@@ -15,6 +15,7 @@
 #include "compiler/ir/program.h"
 #include "compiler/shape_infer.h"
 #include "kernels/activation.h"
+#include "kernels/control.h"
 #include "kernels/elementwise.h"
 #include "kernels/loss.h"
 #include "kernels/matmul.h"
@@ -267,5 +268,15 @@ TEST_CASE("softmax: both sides reject an axis outside X", "[shape][agree]") {
     const std::vector<int64_t> want = {2, 3};
     check_agree(infer("softmax", {2, 3}, nullptr, fmt::format("attrs {{ name: \"axis\" type: INT i: {} }}", axis)),
                 kok, kd, axis == 2 || axis == -3 ? nullptr : &want);
+  }
+}
+
+TEST_CASE("increment: both sides want a one-element counter", "[shape][agree]") {
+  for (const auto& dims : {std::vector<int64_t>{1}, std::vector<int64_t>{}, std::vector<int64_t>{2}}) {
+    INFO("X " << dims_str(dims));
+    Tensor x = zeros(dims);
+    std::vector<int64_t> kd;
+    bool kok = run([&](Tensor& out) { k::increment(x, out, {}); }, kd);
+    check_agree(infer("increment", dims, nullptr, ""), kok, kd, dims.size() == 1 && dims[0] == 2 ? nullptr : &dims);
   }
 }
