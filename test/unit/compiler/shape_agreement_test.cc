@@ -280,3 +280,30 @@ TEST_CASE("increment: both sides want a one-element counter", "[shape][agree]") 
     check_agree(infer("increment", dims, nullptr, ""), kok, kd, dims.size() == 1 && dims[0] == 2 ? nullptr : &dims);
   }
 }
+
+TEST_CASE("slice: bounds given as tensors leave the sliced dims to run time", "[shape][agree]") {
+  // The attribute bounds are placeholders then; the kernel reads the tensors.
+  const std::string text =
+      "blocks { idx: 0 parent_idx: -1 " + var("x", {4, 6}) + var("out", {}) +
+      "vars { name: \"s\" type { type: LOD_TENSOR lod_tensor { tensor { data_type: INT64 dims: 1 } } } }"
+      " ops { type: \"slice\" inputs { parameter: \"Input\" arguments: \"x\" } "
+      "inputs { parameter: \"StartsTensor\" arguments: \"s\" } outputs { parameter: \"Out\" arguments: \"out\" } "
+      "attrs { name: \"axes\" type: INTS ints: 1 } attrs { name: \"starts\" type: INTS ints: 0 } "
+      "attrs { name: \"ends\" type: INTS ints: 3 } } }";
+  Program p = Program::parse(text, "case", true);
+  Diagnostics d;
+  auto types = infer_shapes(p, d);
+  INFO(d.str());
+  REQUIRE_FALSE(d.has_errors());
+  CHECK(types["out"].dims == std::vector<int64_t>{4, -1});
+  // The kernel with the tensor's start: [1, 3) of dim 1.
+  Tensor x = zeros({4, 6}), s, out;
+  s.resize(Shape{1}, rt::DType::kInt64);
+  s.data<int64_t>()[0] = 1;
+  k::SliceAttrs a;
+  a.axes = {1};
+  a.starts = {0};
+  a.ends = {3};
+  k::slice(x, &s, nullptr, nullptr, 0, nullptr, 0, out, a);
+  CHECK(out.shape() == Shape{4, 2});
+}
