@@ -6,6 +6,7 @@
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/program_info.h"
 #include "compiler/ops/registry.h"
+#include "kernels/shapes/broadcast.h"
 
 namespace fluidc {
 
@@ -118,24 +119,29 @@ void outs_like_inputs(ShapeCtx& c) {
   }
 }
 
-bool dims_agree(int64_t a, int64_t b) { return a < 0 || b < 0 || a == b; }
+bool dims_agree(int64_t a, int64_t b) { return shapes::dims_agree(a, b); }
 
-bool broadcast(const std::vector<int64_t>& x, const std::vector<int64_t>& y, int axis, std::vector<int64_t>& out) {
-  const bool x_big = x.size() >= y.size();
-  const auto& big = x_big ? x : y;
-  const auto& small = x_big ? y : x;
-  int offset = axis < 0 ? static_cast<int>(big.size() - small.size()) : axis;
-  if (offset < 0 || offset + small.size() > big.size()) return false;
-  std::vector<int64_t> r = big;
-  for (size_t i = 0; i < small.size(); ++i) {
-    int64_t b = big[offset + i], s = small[i];
-    if (b == s || s == 1) continue;
-    if (b == 1) { r[offset + i] = s; continue; }
-    if (b < 0 || s < 0) { r[offset + i] = b < 0 ? s : b; continue; }
+bool to_shape(ShapeCtx& c, const TensorType& t, rt::Shape& s) {
+  if (t.dims.size() > static_cast<size_t>(rt::Shape::kMaxRank)) {
+    c.error(fmt::format("{} has rank {}; at most {} is supported", t.str(), t.dims.size(), rt::Shape::kMaxRank));
     return false;
   }
-  out = std::move(r);
+  s = rt::Shape::from(t.dims.data(), static_cast<int>(t.dims.size()));
   return true;
+}
+
+std::vector<int64_t> from_shape(const rt::Shape& s) { return std::vector<int64_t>(s.d, s.d + s.rank); }
+
+std::string broadcast(const std::vector<int64_t>& x, const std::vector<int64_t>& y, int axis,
+                      std::vector<int64_t>& out) {
+  if (x.size() > static_cast<size_t>(rt::Shape::kMaxRank) || y.size() > static_cast<size_t>(rt::Shape::kMaxRank))
+    return "rank above 9";
+  rt::Shape xs = rt::Shape::from(x.data(), static_cast<int>(x.size()));
+  rt::Shape ys = rt::Shape::from(y.data(), static_cast<int>(y.size()));
+  rt::Shape xa, ya, os;
+  std::string e = shapes::broadcast_paddle(xs, ys, axis, xa, ya, os);
+  if (e.empty()) out = from_shape(os);
+  return e;
 }
 
 }  // namespace shape_rules

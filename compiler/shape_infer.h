@@ -8,6 +8,7 @@
 #include "compiler/diagnostics.h"
 #include "compiler/ir/program.h"
 #include "compiler/ops/op_def.h"
+#include "runtime/tensor.h"
 
 namespace fluidc {
 
@@ -68,12 +69,17 @@ void same_as_x(ShapeCtx& c);
 void grads_like_inputs(ShapeCtx& c);
 /// Each output "<S>Out" gets the type of input "<S>" (optimizers).
 void outs_like_inputs(ShapeCtx& c);
-/// Broadcast two shapes the way Paddle's elementwise ops do with `axis`.
-/// Returns false (and leaves `out` unchanged) when they do not broadcast.
-bool broadcast(const std::vector<int64_t>& x, const std::vector<int64_t>& y, int axis,
-               std::vector<int64_t>& out);
+/// Broadcast two shapes the way Paddle's elementwise ops do with `axis`
+/// (the kernels' rule, kernels/shapes/broadcast.h). Returns the reason they
+/// do not broadcast, or "" (and sets `out`).
+std::string broadcast(const std::vector<int64_t>& x, const std::vector<int64_t>& y, int axis,
+                      std::vector<int64_t>& out);
 /// Two dims agree when either is unknown (-1) or they are equal.
 bool dims_agree(int64_t a, int64_t b);
+/// A compile-time type's dims as the shared shape rules take them (-1 stays
+/// -1); reports an error at the op and returns false above rank 9.
+bool to_shape(ShapeCtx& c, const TensorType& t, rt::Shape& s);
+std::vector<int64_t> from_shape(const rt::Shape& s);
 }  // namespace shape_rules
 
 }  // namespace fluidc

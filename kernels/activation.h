@@ -5,6 +5,7 @@
 // write its output over its input (out == x) safely.
 #pragma once
 
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -16,11 +17,25 @@ struct ScaleAttrs {
   float scale = 1.0f;
   float bias = 0.0f;
   bool bias_after_scale = true;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("scale", &ScaleAttrs::scale);
+    f("bias", &ScaleAttrs::bias);
+    f("bias_after_scale", &ScaleAttrs::bias_after_scale);
+  }
 };
 
 /// Attributes of `softmax` and `softmax_grad`.
 struct SoftmaxAttrs {
   int axis = -1;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &SoftmaxAttrs::axis);
+  }
 };
 
 /// Out = max(X, 0).

@@ -1,6 +1,7 @@
 // kernels/compare.h - comparisons and logical ops: bool results with Paddle's broadcasting.
 #pragma once
 
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -12,6 +13,13 @@ using fluidc::rt::Tensor;
 struct CompareAttrs {
   int axis = -1;
   bool force_cpu = false;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &CompareAttrs::axis);
+    f("force_cpu", &CompareAttrs::force_cpu);
+  }
 };
 
 /// Out = X op Y elementwise (bool), X and Y of one dtype, broadcast.

@@ -1,6 +1,7 @@
 // kernels/control.h - what control flow needs at run time: conditions, increment, select, tensor arrays.
 #pragma once
 
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_array.h"
 
@@ -21,6 +22,12 @@ bool all_nonempty(const Tensor* const* conds, int n);
 /// Attributes of `increment`.
 struct IncrementAttrs {
   float step = 1.0f;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("step", &IncrementAttrs::step);
+  }
 };
 /// Out = X + step for a one-element X of any numeric dtype.
 void increment(const Tensor& x, Tensor& out, const IncrementAttrs& attrs);

@@ -8,6 +8,7 @@
 // (integer division truncates toward zero; dividing by zero throws).
 #pragma once
 
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -17,6 +18,12 @@ using fluidc::rt::Tensor;
 /// Attributes of every elementwise_* op and its gradient.
 struct ElementwiseAttrs {
   int axis = -1;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &ElementwiseAttrs::axis);
+  }
 };
 
 /// Out = X + Y.

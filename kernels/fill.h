@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -21,18 +22,41 @@ struct FillConstantAttrs {
   int dtype = 5;
   float value = 0.0f;
   std::string str_value;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("shape", &FillConstantAttrs::shape);
+    f("dtype", &FillConstantAttrs::dtype, kRequiredAttr);
+    f("value", &FillConstantAttrs::value);
+    f("str_value", &FillConstantAttrs::str_value);
+  }
 };
 
 /// Attributes of `fill_any_like`.
 struct FillAnyLikeAttrs {
   float value = 0.0f;
   int dtype = -1;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("value", &FillAnyLikeAttrs::value);
+    f("dtype", &FillAnyLikeAttrs::dtype);
+  }
 };
 
 /// Attributes of `cast`.
 struct CastAttrs {
   int in_dtype = 5;
   int out_dtype = 5;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("in_dtype", &CastAttrs::in_dtype);
+    f("out_dtype", &CastAttrs::out_dtype, kRequiredAttr);
+  }
 };
 
 /// Attributes of `uniform_random`.
@@ -42,6 +66,16 @@ struct UniformRandomAttrs {
   float max = 1.0f;
   int seed = 0;
   int dtype = 5;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("shape", &UniformRandomAttrs::shape);
+    f("min", &UniformRandomAttrs::min);
+    f("max", &UniformRandomAttrs::max);
+    f("seed", &UniformRandomAttrs::seed);
+    f("dtype", &UniformRandomAttrs::dtype);
+  }
 };
 
 /// Attributes of `gaussian_random`. (`shape` is spelled ::std::vector
@@ -53,6 +87,16 @@ struct GaussianRandomAttrs {
   float std = 1.0f;
   int seed = 0;
   int dtype = 5;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("shape", &GaussianRandomAttrs::shape);
+    f("mean", &GaussianRandomAttrs::mean);
+    f("std", &GaussianRandomAttrs::std);
+    f("seed", &GaussianRandomAttrs::seed);
+    f("dtype", &GaussianRandomAttrs::dtype);
+  }
 };
 
 /// Seeds the process-wide generator used by random ops whose `seed` is 0,

@@ -6,6 +6,7 @@
 // fp32 and fp64.
 #pragma once
 
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -19,6 +20,16 @@ struct SoftmaxWithCrossEntropyAttrs {
   bool numeric_stable_mode = true;
   int axis = -1;
   bool use_softmax = true;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("soft_label", &SoftmaxWithCrossEntropyAttrs::soft_label);
+    f("ignore_index", &SoftmaxWithCrossEntropyAttrs::ignore_index);
+    f("numeric_stable_mode", &SoftmaxWithCrossEntropyAttrs::numeric_stable_mode);
+    f("axis", &SoftmaxWithCrossEntropyAttrs::axis);
+    f("use_softmax", &SoftmaxWithCrossEntropyAttrs::use_softmax);
+  }
 };
 
 /// Softmax = softmax(Logits, axis) (or a copy of Logits when !use_softmax,
@@ -38,6 +49,12 @@ void softmax_with_cross_entropy_grad(const Tensor& label, const Tensor& softmax,
 /// Attributes of `cross_entropy2` and `cross_entropy_grad2`.
 struct CrossEntropy2Attrs {
   int ignore_index = -100;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("ignore_index", &CrossEntropy2Attrs::ignore_index);
+  }
 };
 
 /// X holds probabilities [..., D]; Label [..., 1] holds class ids.

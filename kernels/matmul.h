@@ -6,6 +6,7 @@
 // in a scratch buffer and copied.
 #pragma once
 
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -16,6 +17,13 @@ using fluidc::rt::Tensor;
 struct MulAttrs {
   int x_num_col_dims = 1;
   int y_num_col_dims = 1;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("x_num_col_dims", &MulAttrs::x_num_col_dims);
+    f("y_num_col_dims", &MulAttrs::y_num_col_dims);
+  }
 };
 
 /// Attributes of `matmul` (v1) and `matmul_grad`.
@@ -23,12 +31,27 @@ struct MatmulAttrs {
   bool transpose_X = false;
   bool transpose_Y = false;
   float alpha = 1.0f;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("transpose_X", &MatmulAttrs::transpose_X);
+    f("transpose_Y", &MatmulAttrs::transpose_Y);
+    f("alpha", &MatmulAttrs::alpha);
+  }
 };
 
 /// Attributes of `matmul_v2` and `matmul_v2_grad`.
 struct MatmulV2Attrs {
   bool trans_x = false;
   bool trans_y = false;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("trans_x", &MatmulV2Attrs::trans_x);
+    f("trans_y", &MatmulV2Attrs::trans_y);
+  }
 };
 
 /// Out = flatten(X, x_num_col_dims) @ flatten(Y, y_num_col_dims), where

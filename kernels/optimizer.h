@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -25,6 +26,16 @@ struct MomentumAttrs {
   std::string regularization_method;
   float regularization_coeff = 0.0f;
   float rescale_grad = 1.0f;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("mu", &MomentumAttrs::mu, kRequiredAttr);
+    f("use_nesterov", &MomentumAttrs::use_nesterov);
+    f("regularization_method", &MomentumAttrs::regularization_method);
+    f("regularization_coeff", &MomentumAttrs::regularization_coeff);
+    f("rescale_grad", &MomentumAttrs::rescale_grad);
+  }
 };
 
 /// g = Grad (+ regularization_coeff * Param when regularization_method is
@@ -43,6 +54,16 @@ struct AdamAttrs {
   float epsilon = 1e-8f;
   bool lazy_mode = false;
   bool use_global_beta_pow = false;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("beta1", &AdamAttrs::beta1);
+    f("beta2", &AdamAttrs::beta2);
+    f("epsilon", &AdamAttrs::epsilon);
+    f("lazy_mode", &AdamAttrs::lazy_mode);
+    f("use_global_beta_pow", &AdamAttrs::use_global_beta_pow);
+  }
 };
 
 /// With b1p = Beta1Pow[0], b2p = Beta2Pow[0] (the powers *before* this step):

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -22,6 +23,16 @@ struct ReduceAttrs {
   bool reduce_all = false;
   int in_dtype = -1;
   int out_dtype = -1;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("dim", &ReduceAttrs::dim);
+    f("keep_dim", &ReduceAttrs::keep_dim);
+    f("reduce_all", &ReduceAttrs::reduce_all);
+    f("in_dtype", &ReduceAttrs::in_dtype);
+    f("out_dtype", &ReduceAttrs::out_dtype);
+  }
 };
 
 /// Out = mean of all elements of X, a 0-D tensor. fp32/fp64.

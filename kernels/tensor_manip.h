@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -13,6 +14,12 @@ using fluidc::rt::Tensor;
 /// that position, one -1 is inferred from the element count.
 struct Reshape2Attrs {
   std::vector<int> shape;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("shape", &Reshape2Attrs::shape, kRequiredAttr);
+  }
 };
 /// Out = X with a new shape; XShape (when given) records X's dims as
 /// [0, X dims...] holding no data, as Paddle does, for reshape2_grad.
@@ -29,6 +36,16 @@ struct SliceAttrs {
   std::vector<int> ends;
   std::vector<int> infer_flags;
   std::vector<int> decrease_axis;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("axes", &SliceAttrs::axes, kRequiredAttr);
+    f("starts", &SliceAttrs::starts, kRequiredAttr);
+    f("ends", &SliceAttrs::ends, kRequiredAttr);
+    f("infer_flags", &SliceAttrs::infer_flags);
+    f("decrease_axis", &SliceAttrs::decrease_axis);
+  }
 };
 /// Run-time bounds, when the program computes them, replace the attributes:
 /// StartsTensor/EndsTensor (an int tensor with one entry per axis) or
@@ -44,6 +61,12 @@ void slice_grad(const Tensor& input, const Tensor* starts_tensor, const Tensor* 
 /// Attributes of `concat`.
 struct ConcatAttrs {
   int axis = 0;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &ConcatAttrs::axis);
+  }
 };
 /// Out = the X tensors joined along `axis` (negative counts from the end).
 void concat(const Tensor* const* xs, int n, Tensor& out, const ConcatAttrs& attrs);

@@ -1,8 +1,10 @@
 // compiler/ops/activation.cc - relu, sigmoid, tanh, square, scale, softmax and their grads.
 #include "compiler/ir/attrs.h"
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
+#include "kernels/shapes/activation.h"
 
 namespace fluidc::ops {
 namespace {
@@ -15,6 +17,18 @@ bool scale_grad(const pb::OpDesc& fwd, const std::function<std::string(const std
   set_attr_float(grad, "bias", 0.0f);
   set_attr_bool(grad, "bias_after_scale", true);
   return true;
+}
+
+// The kernels' rule (kernels/shapes/activation.h): Out like X, axis in range.
+void infer_softmax(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs, os;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  if (std::string e = shapes::softmax_shape(xs, parse_attrs<kernels::SoftmaxAttrs>(c.op()), os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  c.set_output("Out", x);
 }
 
 }  // namespace
@@ -40,17 +54,18 @@ void add_activation_ops(std::vector<OpDef>& t) {
                .family = "activation",
                .inputs = {{"X"}},
                .outputs = {{"Out"}},
-               .attrs = {{"scale", pb::FLOAT}, {"bias", pb::FLOAT}, {"bias_after_scale", pb::BOOLEAN}},
+               .attrs = kernel_attrs<kernels::ScaleAttrs>(),
                .attrs_struct = "ScaleAttrs",
                .grad = "scale",
                .make_grad = scale_grad,
                .infer_shape = shape_rules::same_as_x,
                .pointwise = "Scale"});
   t.push_back({.type = "softmax", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .attrs = {{"axis", pb::INT}}, .attrs_struct = "SoftmaxAttrs", .grad = "softmax_grad",
-               .infer_shape = shape_rules::same_as_x});
+               .attrs = kernel_attrs<kernels::SoftmaxAttrs>(), .attrs_struct = "SoftmaxAttrs", .grad = "softmax_grad",
+               .infer_shape = infer_softmax});
   t.push_back({.type = "softmax_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
-               .outputs = {{"X@GRAD", true}}, .attrs = {{"axis", pb::INT}}, .attrs_struct = "SoftmaxAttrs",
+               .outputs = {{"X@GRAD", true}}, .attrs = kernel_attrs<kernels::SoftmaxAttrs>(),
+               .attrs_struct = "SoftmaxAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
 }
 

@@ -11,8 +11,12 @@
 #include "compiler/codegen/emit_ctx.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/program_info.h"
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
+#include "kernels/compare.h"
+#include "kernels/control.h"
+#include "kernels/shapes/control.h"
 
 namespace fluidc::ops {
 namespace {
@@ -31,12 +35,24 @@ void infer_compare(ShapeCtx& c) {
   }
   TensorType out = x;
   out.dtype = pb::VarType::BOOL;
-  int axis = static_cast<int>(attr_int(c.op(), "axis", -1));
-  if (!shape_rules::broadcast(x.dims, y.dims, axis, out.dims)) {
-    c.error(fmt::format("X {} and Y {} do not broadcast", dims_str(x.dims), dims_str(y.dims)));
+  const auto a = parse_attrs<kernels::CompareAttrs>(c.op());
+  if (std::string e = shape_rules::broadcast(x.dims, y.dims, a.axis, out.dims); !e.empty()) {
+    c.error(e);
     return;
   }
   c.set_output("Out", out);
+}
+
+// The kernel's rule (kernels/shapes/control.h): a one-element counter.
+void infer_increment(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs, os;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  if (std::string e = shapes::increment_shape(xs, os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  c.set_output("Out", x);
 }
 
 void infer_logical_not(ShapeCtx& c) {
@@ -255,7 +271,7 @@ void emit_while_grad(EmitCtx& c) {
 }  // namespace
 
 void add_control_flow_ops(std::vector<OpDef>& t) {
-  const std::vector<AttrDef> cmp_attrs = {{"axis", pb::INT}, {"force_cpu", pb::BOOLEAN}};
+  const std::vector<AttrDef> cmp_attrs = kernel_attrs<kernels::CompareAttrs>();
   for (const char* name : {"less_than", "less_equal", "greater_than", "greater_equal", "equal", "not_equal"})
     t.push_back({.type = name, .family = "compare", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
                  .attrs = cmp_attrs, .attrs_struct = "CompareAttrs", .infer_shape = infer_compare});
@@ -265,8 +281,8 @@ void add_control_flow_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "logical_not", .family = "compare", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .infer_shape = infer_logical_not});
   t.push_back({.type = "increment", .family = "control", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .attrs = {{"step", pb::FLOAT}}, .attrs_struct = "IncrementAttrs",
-               .infer_shape = shape_rules::same_as_x});
+               .attrs = kernel_attrs<kernels::IncrementAttrs>(), .attrs_struct = "IncrementAttrs",
+               .infer_shape = infer_increment});
   t.push_back({.type = "select_input", .family = "control", .inputs = {{"X", false, true}, {"Mask"}},
                .outputs = {{"Out"}}, .infer_shape = infer_select_input});
   t.push_back({.type = "select_output", .family = "control", .inputs = {{"X"}, {"Mask"}},

@@ -1,9 +1,10 @@
 // compiler/ops/elementwise.cc - elementwise_add/sub/mul/div with Paddle's axis broadcasting, and grads.
 #include <fmt/format.h>
 
-#include "compiler/ir/attrs.h"
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
+#include "kernels/elementwise.h"
 
 namespace fluidc::ops {
 namespace {
@@ -17,9 +18,10 @@ void infer_elementwise(ShapeCtx& c) {
     return;
   }
   TensorType out = x;
-  int axis = static_cast<int>(attr_int(c.op(), "axis", -1));
-  if (!shape_rules::broadcast(x.dims, y.dims, axis, out.dims)) {
-    c.error(fmt::format("X {} and Y {} do not broadcast with axis={}", dims_str(x.dims), dims_str(y.dims), axis));
+  // The kernels' rule (kernels/shapes/broadcast.h) with the kernels' default axis.
+  const auto a = parse_attrs<kernels::ElementwiseAttrs>(c.op());
+  if (std::string e = shape_rules::broadcast(x.dims, y.dims, a.axis, out.dims); !e.empty()) {
+    c.error(e);
     return;
   }
   c.set_output("Out", out);
@@ -28,7 +30,7 @@ void infer_elementwise(ShapeCtx& c) {
 }  // namespace
 
 void add_elementwise_ops(std::vector<OpDef>& t) {
-  const std::vector<AttrDef> attrs = {{"axis", pb::INT}};
+  const std::vector<AttrDef> attrs = kernel_attrs<kernels::ElementwiseAttrs>();
   // Global-norm clipping uses max; no gradient rule here.
   t.push_back({.type = "elementwise_max", .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
                .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .infer_shape = infer_elementwise,

@@ -4,9 +4,12 @@
 #include "compiler/codegen/emit_ctx.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/program_info.h"
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
+#include "kernels/fill.h"
+#include "kernels/shapes/fill.h"
 
 namespace fluidc::ops {
 namespace {
@@ -21,18 +24,20 @@ pb::VarType::Type dtype_attr(ShapeCtx& c, const char* name, pb::VarType::Type fa
   return static_cast<pb::VarType::Type>(code);
 }
 
-// Ops that create a tensor from a `shape` and `dtype` attribute.
+// Ops that create a tensor from a `shape` and `dtype` attribute: the
+// kernels' rule (kernels/shapes/fill.h), the kernel struct's default dtype.
+template <class Attrs>
 void infer_from_shape_attr(ShapeCtx& c) {
+  const auto a = parse_attrs<Attrs>(c.op());
+  rt::Shape s;
+  if (std::string e = shapes::shape_attr_shape(a.shape, s); !e.empty()) {
+    c.error(e);
+    return;
+  }
   TensorType out;
   out.known = true;
-  out.dtype = dtype_attr(c, "dtype", pb::VarType::FP32);
-  out.dims = attr_ints(c.op(), "shape");
-  for (int64_t d : out.dims)
-    if (d < 0) {
-      c.error(fmt::format("shape {} has a negative dim; a run-time shape tensor is not supported yet",
-                          dims_str(out.dims)));
-      return;
-    }
+  out.dtype = dtype_attr(c, "dtype", static_cast<pb::VarType::Type>(Attrs{}.dtype));
+  out.dims = shape_rules::from_shape(s);
   c.set_output("Out", out);
 }
 
@@ -156,9 +161,9 @@ void add_fill_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "fill_constant",
                .family = "fill",
                .outputs = {{"Out"}},
-               .attrs = {{"shape", pb::LONGS}, {"dtype", pb::INT, true}, {"value", pb::FLOAT}, {"str_value", pb::STRING}},
+               .attrs = kernel_attrs<kernels::FillConstantAttrs>(),
                .attrs_struct = "FillConstantAttrs",
-               .infer_shape = infer_from_shape_attr,
+               .infer_shape = infer_from_shape_attr<kernels::FillConstantAttrs>,
                .emit_cpu = emit_fill_constant});
   t.push_back({.type = "assign_value",
                .family = "",
@@ -169,31 +174,29 @@ void add_fill_ops(std::vector<OpDef>& t) {
                .infer_shape = infer_assign_value,
                .emit_cpu = emit_assign_value});
   t.push_back({.type = "fill_any_like", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .attrs = {{"value", pb::FLOAT}, {"dtype", pb::INT}}, .attrs_struct = "FillAnyLikeAttrs",
+               .attrs = kernel_attrs<kernels::FillAnyLikeAttrs>(), .attrs_struct = "FillAnyLikeAttrs",
                .infer_shape = infer_fill_any_like});
   t.push_back({.type = "fill_zeros_like", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .infer_shape = shape_rules::same_as_x});
   t.push_back({.type = "assign", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}}, .grad = "assign",
                .make_grad = unary_self_grad, .infer_shape = shape_rules::same_as_x});
   t.push_back({.type = "cast", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .attrs = {{"in_dtype", pb::INT}, {"out_dtype", pb::INT, true}}, .attrs_struct = "CastAttrs",
+               .attrs = kernel_attrs<kernels::CastAttrs>(), .attrs_struct = "CastAttrs",
                .grad = "cast", .make_grad = cast_grad, .infer_shape = infer_cast});
   t.push_back({.type = "uniform_random",
                .family = "fill",
                .outputs = {{"Out"}},
-               .attrs = {{"shape", pb::LONGS}, {"min", pb::FLOAT}, {"max", pb::FLOAT}, {"seed", pb::INT},
-                         {"dtype", pb::INT}},
+               .attrs = kernel_attrs<kernels::UniformRandomAttrs>(),
                .attrs_struct = "UniformRandomAttrs",
                .traits = kRandom,
-               .infer_shape = infer_from_shape_attr});
+               .infer_shape = infer_from_shape_attr<kernels::UniformRandomAttrs>});
   t.push_back({.type = "gaussian_random",
                .family = "fill",
                .outputs = {{"Out"}},
-               .attrs = {{"shape", pb::LONGS}, {"mean", pb::FLOAT}, {"std", pb::FLOAT}, {"seed", pb::INT},
-                         {"dtype", pb::INT}},
+               .attrs = kernel_attrs<kernels::GaussianRandomAttrs>(),
                .attrs_struct = "GaussianRandomAttrs",
                .traits = kRandom,
-               .infer_shape = infer_from_shape_attr});
+               .infer_shape = infer_from_shape_attr<kernels::GaussianRandomAttrs>});
 }
 
 }  // namespace fluidc::ops

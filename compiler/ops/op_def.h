@@ -99,6 +99,8 @@ struct OpDef {
   std::string family;
   std::vector<SlotDef> inputs;
   std::vector<SlotDef> outputs;
+  /// Kernel attributes come from the kernel struct's field list
+  /// (kernel_attrs<S>() in compiler/ops/attr_struct.h) rather than by hand.
   std::vector<AttrDef> attrs;
   /// Name of the kernel's attribute struct ("MulAttrs"); empty when the
   /// kernel takes none.

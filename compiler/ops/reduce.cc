@@ -1,11 +1,11 @@
 // compiler/ops/reduce.cc - mean, reduce_mean, reduce_sum and sum (accumulation) with grads.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "compiler/ir/attrs.h"
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
+#include "kernels/shapes/reduce.h"
 
 namespace fluidc::ops {
 namespace {
@@ -24,34 +24,22 @@ void infer_mean(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
+// The kernels' rules (kernels/shapes/reduce.h) over the kernels' parsed
+// attributes: a missing `dim` is Paddle's default {0}, not "every dim".
+template <bool kSum>
 void infer_reduce(ShapeCtx& c) {
   const TensorType& x = c.input("X");
-  if (!x.known) return;
-  const int rank = static_cast<int>(x.dims.size());
-  std::vector<int64_t> dims = attr_ints(c.op(), "dim");
-  bool reduce_all = attr_bool(c.op(), "reduce_all", false) || dims.empty();
-  std::vector<bool> reduced(rank, reduce_all);
-  for (int64_t d : dims) {
-    int64_t a = d < 0 ? d + rank : d;
-    if (a < 0 || a >= rank) {
-      if (rank == 0 && (d == 0 || d == -1)) continue;  // reducing a 0-D tensor is the identity
-      c.error(fmt::format("dim {} is out of range for X {}", d, x.str()));
-      return;
-    }
-    reduced[a] = true;
+  rt::Shape xs;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  const auto a = parse_attrs<kernels::ReduceAttrs>(c.op());
+  shapes::ReducePlan p;
+  if (std::string e = shapes::reduce_shape(xs, a, p); !e.empty()) {
+    c.error(e);
+    return;
   }
-  bool keep = attr_bool(c.op(), "keep_dim", false);
   TensorType out = x;
-  out.dims.clear();
-  for (int i = 0; i < rank; ++i) {
-    if (!reduced[i]) out.dims.push_back(x.dims[i]);
-    else if (keep) out.dims.push_back(1);
-  }
-  int64_t out_dtype = attr_int(c.op(), "out_dtype", -1);
-  if (out_dtype >= 0) out.dtype = static_cast<pb::VarType::Type>(out_dtype);
-  // Paddle 2.6 sums bool and int32 into int64 (the kernel does the same).
-  else if (c.op().type() == "reduce_sum" && (x.dtype == pb::VarType::BOOL || x.dtype == pb::VarType::INT32))
-    out.dtype = pb::VarType::INT64;
+  out.dims = shape_rules::from_shape(p.out);
+  if (kSum) out.dtype = static_cast<pb::VarType::Type>(shapes::reduce_sum_dtype(x.dtype, a));
   c.set_output("Out", out);
 }
 
@@ -79,15 +67,12 @@ void add_reduce_ops(std::vector<OpDef>& t) {
                .infer_shape = infer_mean});
   t.push_back({.type = "mean_grad", .family = "reduce", .inputs = {{"X"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
-  const std::vector<AttrDef> attrs = {{"dim", pb::INTS},
-                                      {"keep_dim", pb::BOOLEAN},
-                                      {"reduce_all", pb::BOOLEAN},
-                                      {"in_dtype", pb::INT},
-                                      {"out_dtype", pb::INT}};
-  for (const char* name : {"reduce_mean", "reduce_sum"}) {
+  const std::vector<AttrDef> attrs = kernel_attrs<kernels::ReduceAttrs>();
+  for (auto [name, infer] : {std::pair<const char*, InferShapeFn>{"reduce_mean", infer_reduce<false>},
+                             {"reduce_sum", infer_reduce<true>}}) {
     std::string fwd = name;
     t.push_back({.type = fwd, .family = "reduce", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = attrs,
-                 .attrs_struct = "ReduceAttrs", .grad = fwd + "_grad", .infer_shape = infer_reduce});
+                 .attrs_struct = "ReduceAttrs", .grad = fwd + "_grad", .infer_shape = infer});
     t.push_back({.type = fwd + "_grad", .family = "reduce", .inputs = {{"X"}, {"Out@GRAD"}},
                  .outputs = {{"X@GRAD", true}}, .attrs = attrs, .attrs_struct = "ReduceAttrs",
                  .infer_shape = shape_rules::grads_like_inputs});

@@ -1,30 +1,27 @@
 // compiler/ops/tensor_manip.cc - reshape2, slice, concat and their grads: data movement ops.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "compiler/ir/attrs.h"
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/shape_infer.h"
+#include "kernels/shapes/tensor_manip.h"
 
 namespace fluidc::ops {
 namespace {
 
+// reshape2, slice and concat take their Out shapes from the kernels' rules
+// (kernels/shapes/tensor_manip.h) over the kernels' parsed attributes.
 void infer_reshape2(ShapeCtx& c) {
   const TensorType& x = c.input("X");
-  if (!x.known) return;
-  TensorType out = x;
-  out.dims = attr_ints(c.op(), "shape");
-  int64_t known = 1;
-  int infer = -1;
-  for (size_t i = 0; i < out.dims.size(); ++i) {
-    if (out.dims[i] == 0 && i < x.dims.size()) out.dims[i] = x.dims[i];
-    if (out.dims[i] == -1) infer = static_cast<int>(i);
-    else if (out.dims[i] >= 0) known *= out.dims[i];
+  rt::Shape xs, os;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  if (std::string e = shapes::reshape2_shape(xs, parse_attrs<kernels::Reshape2Attrs>(c.op()), os); !e.empty()) {
+    c.error(e);
+    return;
   }
-  int64_t total = 1;
-  for (int64_t d : x.dims) total = (total < 0 || d < 0) ? -1 : total * d;
-  if (infer >= 0 && total >= 0 && known > 0) out.dims[infer] = total / known;
+  TensorType out = x;
+  out.dims = shape_rules::from_shape(os);
   c.set_output("Out", out);
   TensorType xshape = x;
   xshape.dims.insert(xshape.dims.begin(), 0);  // Paddle's shape-only record of X
@@ -41,54 +38,43 @@ void infer_reshape2_grad(ShapeCtx& c) {
 
 void infer_slice(ShapeCtx& c) {
   const TensorType& in = c.input("Input");
-  if (!in.known) return;
-  auto axes = attr_ints(c.op(), "axes"), starts = attr_ints(c.op(), "starts"), ends = attr_ints(c.op(), "ends");
-  if (axes.size() != starts.size() || axes.size() != ends.size()) {
-    c.error(fmt::format("axes, starts and ends differ in length ({}, {}, {})", axes.size(), starts.size(), ends.size()));
+  rt::Shape xs;
+  if (!in.known || !shape_rules::to_shape(c, in, xs)) return;
+  const auto a = parse_attrs<kernels::SliceAttrs>(c.op());
+  // Bounds given as tensors are known only at run time.
+  const bool run_time = c.has_input("StartsTensor") || c.has_input("EndsTensor") ||
+                        c.has_input("StartsTensorList") || c.has_input("EndsTensorList");
+  const std::vector<int64_t> starts(a.starts.begin(), a.starts.end()), ends(a.ends.begin(), a.ends.end());
+  shapes::SliceWindow w;
+  rt::Shape os;
+  std::string e = shapes::slice_window(xs, a, run_time ? nullptr : &starts, run_time ? nullptr : &ends, w);
+  if (e.empty()) e = shapes::slice_out_shape(w.size, a.decrease_axis, os);
+  if (!e.empty()) {
+    c.error(e);
     return;
   }
   TensorType out = in;
-  const int64_t rank = static_cast<int64_t>(in.dims.size());
-  for (size_t k = 0; k < axes.size(); ++k) {
-    int64_t a = axes[k] < 0 ? axes[k] + rank : axes[k];
-    if (a < 0 || a >= rank) {
-      c.error(fmt::format("axis {} is out of range for Input {}", axes[k], in.str()));
-      return;
-    }
-    int64_t dim = in.dims[a];
-    if (dim < 0) {
-      out.dims[a] = -1;
-      continue;
-    }
-    auto clamp = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + dim : v, 0, dim); };
-    out.dims[a] = std::max<int64_t>(0, clamp(ends[k]) - clamp(starts[k]));
-  }
-  auto dec = attr_ints(c.op(), "decrease_axis");
-  std::vector<int64_t> kept;
-  for (int64_t i = 0; i < rank; ++i)
-    if (std::find(dec.begin(), dec.end(), i) == dec.end()) kept.push_back(out.dims[i]);
-  out.dims = kept;
+  out.dims = shape_rules::from_shape(os);
   c.set_output("Out", out);
 }
 
 void infer_concat(ShapeCtx& c) {
-  TensorType out = c.input("X", 0);
-  if (!out.known) return;
-  const int64_t rank = static_cast<int64_t>(out.dims.size());
-  int64_t axis = attr_int(c.op(), "axis", 0);
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) {
-    c.error(fmt::format("axis {} is out of range for X {}", attr_int(c.op(), "axis", 0), out.str()));
+  const int n = c.num_inputs("X");
+  std::vector<rt::Shape> xs(n);
+  for (int i = 0; i < n; ++i) {
+    const TensorType& xi = c.input("X", i);
+    if (!xi.known || !shape_rules::to_shape(c, xi, xs[i])) return;
+  }
+  rt::Shape os;
+  int axis = 0;
+  const auto a = parse_attrs<kernels::ConcatAttrs>(c.op());
+  if (std::string e = shapes::concat_shape(n, [&](int i) -> const rt::Shape& { return xs[i]; }, a, os, axis);
+      !e.empty()) {
+    c.error(e);
     return;
   }
-  for (int i = 1; i < c.num_inputs("X"); ++i) {
-    const TensorType& xi = c.input("X", i);
-    if (!xi.known || xi.dims.size() != out.dims.size()) {
-      c.error(fmt::format("X #{} is {} but X #0 is {}", i, xi.str(), c.input("X", 0).str()));
-      return;
-    }
-    out.dims[axis] = (out.dims[axis] < 0 || xi.dims[axis] < 0) ? -1 : out.dims[axis] + xi.dims[axis];
-  }
+  TensorType out = c.input("X", 0);
+  out.dims = shape_rules::from_shape(os);
   c.set_output("Out", out);
 }
 
@@ -107,13 +93,11 @@ void infer_concat_grad(ShapeCtx& c) {
 
 void add_tensor_manip_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "reshape2", .family = "tensor_manip", .inputs = {{"X"}},
-               .outputs = {{"Out"}, {"XShape", true}}, .attrs = {{"shape", pb::INTS, true}},
+               .outputs = {{"Out"}, {"XShape", true}}, .attrs = kernel_attrs<kernels::Reshape2Attrs>(),
                .attrs_struct = "Reshape2Attrs", .grad = "reshape2_grad", .infer_shape = infer_reshape2});
   t.push_back({.type = "reshape2_grad", .family = "tensor_manip", .inputs = {{"XShape"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .infer_shape = infer_reshape2_grad});
-  const std::vector<AttrDef> slice_attrs = {{"axes", pb::INTS, true}, {"starts", pb::INTS, true},
-                                            {"ends", pb::INTS, true}, {"infer_flags", pb::INTS},
-                                            {"decrease_axis", pb::INTS}};
+  const std::vector<AttrDef> slice_attrs = kernel_attrs<kernels::SliceAttrs>();
   const std::vector<SlotDef> bounds = {{"StartsTensor", true}, {"EndsTensor", true},
                                        {"StartsTensorList", true, true}, {"EndsTensorList", true, true}};
   std::vector<SlotDef> slice_in = {{"Input"}};
@@ -126,10 +110,11 @@ void add_tensor_manip_ops(std::vector<OpDef>& t) {
                .outputs = {{"Input@GRAD", true}}, .attrs = slice_attrs, .attrs_struct = "SliceAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
   t.push_back({.type = "concat", .family = "tensor_manip", .inputs = {{"X", false, true}}, .outputs = {{"Out"}},
-               .attrs = {{"axis", pb::INT}}, .attrs_struct = "ConcatAttrs", .grad = "concat_grad",
+               .attrs = kernel_attrs<kernels::ConcatAttrs>(), .attrs_struct = "ConcatAttrs", .grad = "concat_grad",
                .infer_shape = infer_concat});
   t.push_back({.type = "concat_grad", .family = "tensor_manip", .inputs = {{"X", false, true}, {"Out@GRAD"}},
-               .outputs = {{"X@GRAD", true, true}}, .attrs = {{"axis", pb::INT}}, .attrs_struct = "ConcatAttrs",
+               .outputs = {{"X@GRAD", true, true}}, .attrs = kernel_attrs<kernels::ConcatAttrs>(),
+               .attrs_struct = "ConcatAttrs",
                .infer_shape = infer_concat_grad});
 }
 

@@ -6,6 +6,7 @@
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/pointwise.h"
 #include "kernels/cpu/softmax_impl.h"
+#include "kernels/shapes/activation.h"
 
 namespace fluidc::kernels {
 
@@ -107,8 +108,10 @@ void scale(const Tensor& x, Tensor& out, const ScaleAttrs& attrs) {
 
 void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {
   require_init("softmax", "X", x);
+  Shape os;
+  if (std::string e = shapes::softmax_shape(x.shape(), attrs, os); !e.empty()) rt::fail("softmax: " + e);
   const AxisSplit sp = split_at_axis("softmax", x.shape(), attrs.axis);
-  out.resize(x.shape(), x.dtype());
+  out.resize(os, x.dtype());
   visit_float("softmax", "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     softmax_rows<T>(x.data<T>(), out.data<T>(), sp);

@@ -1,4 +1,4 @@
-// kernels/cpu/broadcast.h - N-operand strided iteration and Paddle's elementwise broadcast alignment.
+// kernels/cpu/broadcast.h - N-operand strided iteration over broadcast operands.
 //
 // Every broadcasting or reducing kernel is a walk over one index space in
 // which each operand has its own strides (0 along a broadcast dimension).
@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/shapes/broadcast.h"
 
 namespace fluidc::kernels::detail {
 
@@ -103,64 +104,12 @@ inline StridedSpace<3> binary_space(const Shape& xa, const Shape& ya, const Shap
   return s;
 }
 
-/// Paddle's elementwise alignment. When ranks differ, the lower-rank operand's
-/// dims are placed at `axis` of the higher-rank one (axis -1 = trailing), the
-/// rest padded with 1; then each dim pair must match or contain a 1, which
-/// broadcasts. Writes both aligned shapes and the output shape.
+/// Paddle's elementwise alignment (the rule in kernels/shapes/broadcast.h,
+/// which the compiler's shape inference runs too); fails with the op's name.
 inline void align_binary(const char* op, const Shape& x, const Shape& y, int axis, Shape& xa,
                          Shape& ya, Shape& out) {
-  const int r = x.rank > y.rank ? x.rank : y.rank;
-  if (x.rank == y.rank) {
-    xa = x;
-    ya = y;
-  } else {
-    const bool x_small = x.rank < y.rank;
-    const Shape& small = x_small ? x : y;
-    const int diff = r - small.rank;
-    const int a = axis == -1 ? diff : axis;
-    if (a < 0 || a > diff)
-      rt::fail(fmt::format("{}: axis {} is out of range [0, {}] for X {} and Y {}", op, axis, diff,
-                           x.str(), y.str()));
-    Shape s;
-    s.rank = r;
-    for (int i = 0; i < r; ++i) s.d[i] = 1;
-    for (int i = 0; i < small.rank; ++i) s.d[a + i] = small.d[i];
-    xa = x_small ? s : x;
-    ya = x_small ? y : s;
-  }
-  out.rank = r;
-  for (int i = 0; i < r; ++i) {
-    int64_t dx = xa.d[i], dy = ya.d[i];
-    if (dx == dy || dy == 1) {
-      out.d[i] = dx;
-    } else if (dx == 1) {
-      out.d[i] = dy;
-    } else {
-      rt::fail(fmt::format("{}: X {} and Y {} cannot be broadcast (axis={}): aligned dimension {} "
-                           "is {} in X but {} in Y",
-                           op, x.str(), y.str(), axis, i, dx, dy));
-    }
-  }
-}
-
-/// Numpy-style alignment of two batch shapes (trailing dims line up, size-1
-/// dims broadcast). Used by matmul_v2 for the dims before the matrix dims.
-inline bool align_numpy(const Shape& a, const Shape& b, Shape& aa, Shape& ba, Shape& out) {
-  const int r = a.rank > b.rank ? a.rank : b.rank;
-  aa.rank = ba.rank = out.rank = r;
-  for (int i = 0; i < r; ++i) {
-    int ia = i - (r - a.rank), ib = i - (r - b.rank);
-    aa.d[i] = ia >= 0 ? a.d[ia] : 1;
-    ba.d[i] = ib >= 0 ? b.d[ib] : 1;
-    if (aa.d[i] == ba.d[i] || ba.d[i] == 1) {
-      out.d[i] = aa.d[i];
-    } else if (aa.d[i] == 1) {
-      out.d[i] = ba.d[i];
-    } else {
-      return false;
-    }
-  }
-  return true;
+  if (std::string e = shapes::broadcast_paddle(x, y, axis, xa, ya, out); !e.empty())
+    rt::fail(fmt::format("{}: {}", op, e));
 }
 
 }  // namespace fluidc::kernels::detail

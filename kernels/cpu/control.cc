@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/shapes/control.h"
 
 namespace fluidc::kernels {
 namespace {
@@ -47,11 +48,12 @@ bool all_nonempty(const Tensor* const* conds, int n) {
 
 void increment(const Tensor& x, Tensor& out, const IncrementAttrs& attrs) {
   require_init("increment", "X", x);
-  if (x.numel() != 1) rt::fail(fmt::format("increment: X must hold one element, got shape {}", x.shape().str()));
+  Shape os;
+  if (std::string e = shapes::increment_shape(x.shape(), os); !e.empty()) rt::fail("increment: " + e);
   visit_numeric("increment", "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T v = x.data<T>()[0] + static_cast<T>(attrs.step);
-    out.resize(x.shape(), x.dtype());
+    out.resize(os, x.dtype());
     out.data<T>()[0] = v;
   });
 }

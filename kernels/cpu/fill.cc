@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/shapes/fill.h"
 
 namespace fluidc::kernels {
 
@@ -18,11 +19,8 @@ using namespace detail;
 namespace {
 
 Shape shape_from_attr(const char* op, const std::vector<int64_t>& v) {
-  if (v.size() > static_cast<size_t>(Shape::kMaxRank))
-    rt::fail(fmt::format("{}: shape attribute has rank {} (> 9)", op, v.size()));
-  Shape s = Shape::from(v.data(), static_cast<int>(v.size()));
-  for (int i = 0; i < s.rank; ++i)
-    if (s.d[i] < 0) rt::fail(fmt::format("{}: shape attribute {} has a negative dim", op, s.str()));
+  Shape s;
+  if (std::string e = shapes::shape_attr_shape(v, s); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/shapes/loss.h"
 #include "kernels/cpu/softmax_impl.h"
 
 namespace fluidc::kernels {
@@ -81,11 +82,13 @@ void softmax_with_cross_entropy(const Tensor& logits, const Tensor& label, Tenso
   const char* op = "softmax_with_cross_entropy";
   require_init(op, "Logits", logits);
   require_init(op, "Label", label);
-  if (logits.rank() == 0) rt::fail(fmt::format("{}: Logits must have rank >= 1", op));
+  int axis = 0;
+  Shape loss_shape;
+  if (std::string e = shapes::softmax_xent_shape(logits.shape(), attrs, axis, loss_shape); !e.empty())
+    rt::fail(fmt::format("{}: {}", op, e));
   if (&softmax == &loss) rt::fail(fmt::format("{}: Softmax and Loss are the same tensor", op));
   const AxisSplit sp = split_at_axis(op, logits.shape(), attrs.axis);
-  check_label(op, logits.shape(), label, sp.axis, attrs.soft_label, logits.dtype());
-  const Shape loss_shape = with_dim(logits.shape(), sp.axis, 1);
+  check_label(op, logits.shape(), label, axis, attrs.soft_label, logits.dtype());
   // Softmax over Logits in place is fine (softmax_rows reads a line before
   // writing it); every other aliasing goes through scratch.
   OutBuf sbuf(&softmax, Slot::kOut0, aliases(&softmax, {&label}));
@@ -136,10 +139,12 @@ void softmax_with_cross_entropy_grad(const Tensor& label, const Tensor& softmax,
   require_init(op, "Softmax", softmax);
   require_init(op, "Loss@GRAD", loss_grad);
   require_same_dtype(op, "Softmax", softmax, "Loss@GRAD", loss_grad);
-  if (softmax.rank() == 0) rt::fail(fmt::format("{}: Softmax must have rank >= 1", op));
+  int axis = 0;
+  Shape loss_shape;
+  if (std::string e = shapes::softmax_xent_shape(softmax.shape(), attrs, axis, loss_shape); !e.empty())
+    rt::fail(fmt::format("{}: {}", op, e));
   const AxisSplit sp = split_at_axis(op, softmax.shape(), attrs.axis);
-  check_label(op, softmax.shape(), label, sp.axis, attrs.soft_label, softmax.dtype());
-  const Shape loss_shape = with_dim(softmax.shape(), sp.axis, 1);
+  check_label(op, softmax.shape(), label, axis, attrs.soft_label, softmax.dtype());
   if (loss_grad.shape() != loss_shape)
     rt::fail(fmt::format("{}: Loss@GRAD has shape {} but Softmax {} implies {}", op, loss_grad.shape().str(),
                          softmax.shape().str(), loss_shape.str()));
@@ -191,10 +196,9 @@ void cross_entropy2(const Tensor& x, const Tensor& label, Tensor& y, Tensor& x_s
   require_init(op, "Label", label);
   const Shape xs = x.shape();  // kept: XShape may be X itself
   const DType xdt = x.dtype();
-  if (xs.rank < 1 || xs.rank > Shape::kMaxRank - 1)
-    rt::fail(fmt::format("{}: X {} must have rank 1..8", op, xs.str()));
+  Shape ys, xshape;
+  if (std::string e = shapes::cross_entropy2_shape(xs, ys, xshape); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
   const int last = xs.rank - 1;
-  const Shape ys = with_dim(xs, last, 1);
   if (label.shape() != ys)
     rt::fail(fmt::format("{}: Label has shape {} but X {} requires {}", op, label.shape().str(), xs.str(),
                          ys.str()));
@@ -226,10 +230,7 @@ void cross_entropy2(const Tensor& x, const Tensor& label, Tensor& y, Tensor& x_s
   ybuf.finish();
   mbuf.finish();
   // XShape last: nothing reads X after this point.
-  int64_t dims[Shape::kMaxRank];
-  dims[0] = 0;
-  for (int i = 0; i < xs.rank; ++i) dims[i + 1] = xs.d[i];
-  x_shape.resize(Shape::from(dims, xs.rank + 1), xdt);
+  x_shape.resize(xshape, xdt);
 }
 
 void cross_entropy_grad2(const Tensor& label, const Tensor& match_x, const Tensor& x_shape,
@@ -241,9 +242,9 @@ void cross_entropy_grad2(const Tensor& label, const Tensor& match_x, const Tenso
   require_init(op, "XShape", x_shape);
   require_init(op, "Y@GRAD", y_grad);
   require_same_dtype(op, "MatchX", match_x, "Y@GRAD", y_grad);
-  if (x_shape.rank() < 2)
-    rt::fail(fmt::format("{}: XShape {} must have rank >= 2 ([0, X dims...])", op, x_shape.shape().str()));
-  const Shape xs = Shape::from(x_shape.shape().d + 1, x_shape.rank() - 1);
+  Shape xs;
+  if (std::string e = shapes::x_from_cross_entropy2_xshape(x_shape.shape(), xs); !e.empty())
+    rt::fail(fmt::format("{}: {}", op, e));
   const int last = xs.rank - 1;
   const Shape ys = with_dim(xs, last, 1);
   if (label.shape() != ys || match_x.shape() != ys || y_grad.shape() != ys)

@@ -4,6 +4,7 @@
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/sgemm.h"
+#include "kernels/shapes/matmul.h"
 
 namespace fluidc::kernels {
 
@@ -178,156 +179,60 @@ void run_backward(const char* op, const Geometry& g, float alpha, const Tensor& 
   by.finish();
 }
 
-// ---- shape rules -----------------------------------------------------------
+// ---- shape rules (kernels/shapes/matmul.h, shared with the compiler) --------
 
-Geometry mul_geometry(const char* op, const Tensor& x, const Tensor& y, const MulAttrs& a) {
+/// The strided batch walk of a product whose shapes the op's rule worked out.
+template <class Attrs>
+Geometry geometry(const char* op, const Tensor& x, const Tensor& y, const Attrs& a,
+                  std::string (*rule)(const Shape&, const Shape&, const Attrs&, shapes::MatmulShape&)) {
   check_inputs(op, x, y);
-  const Shape& xs = x.shape();
-  const Shape& ys = y.shape();
-  if (a.x_num_col_dims < 1 || a.x_num_col_dims >= xs.rank)
-    rt::fail(fmt::format("{}: x_num_col_dims {} must be in [1, {}) for X {}", op, a.x_num_col_dims,
-                         xs.rank, xs.str()));
-  if (a.y_num_col_dims < 1 || a.y_num_col_dims >= ys.rank)
-    rt::fail(fmt::format("{}: y_num_col_dims {} must be in [1, {}) for Y {}", op, a.y_num_col_dims,
-                         ys.rank, ys.str()));
+  shapes::MatmulShape s;
+  if (std::string e = rule(x.shape(), y.shape(), a, s); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
   Geometry g;
-  g.M = prod(xs, 0, a.x_num_col_dims);
-  g.K = prod(xs, a.x_num_col_dims, xs.rank);
-  const int64_t ky = prod(ys, 0, a.y_num_col_dims);
-  g.N = prod(ys, a.y_num_col_dims, ys.rank);
-  if (g.K != ky)
-    rt::fail(fmt::format("{}: X has {} columns after flattening but Y has {} rows (X {}, Y {})", op, g.K,
-                         ky, xs.str(), ys.str()));
-  const int orank = a.x_num_col_dims + ys.rank - a.y_num_col_dims;
-  if (orank > kMaxRank) rt::fail(fmt::format("{}: Out would have rank {} (> 9)", op, orank));
-  g.out.rank = orank;
-  for (int i = 0; i < a.x_num_col_dims; ++i) g.out.d[i] = xs.d[i];
-  for (int i = a.y_num_col_dims; i < ys.rank; ++i) g.out.d[a.x_num_col_dims + i - a.y_num_col_dims] = ys.d[i];
-  return g;
-}
-
-Geometry matmul_geometry(const char* op, const Tensor& x, const Tensor& y, const MatmulAttrs& a) {
-  check_inputs(op, x, y);
-  const Shape& xs = x.shape();
-  const Shape& ys = y.shape();
-  if (xs.rank == 0 || ys.rank == 0)
-    rt::fail(fmt::format("{}: X {} and Y {} must have rank >= 1", op, xs.str(), ys.str()));
-  // Matrix view [rows, cols] of each operand as stored, and its batch size
-  // (0 = no batch dims). A 1-D X is the row [1, D], a 1-D Y the column [D, 1].
-  const int64_t xr = xs.rank == 1 ? 1 : xs.d[xs.rank - 2], xc = xs.d[xs.rank - 1];
-  const int64_t yr = ys.rank == 1 ? ys.d[0] : ys.d[ys.rank - 2], yc = ys.rank == 1 ? 1 : ys.d[ys.rank - 1];
-  const int64_t bx = xs.rank > 2 ? prod(xs, 0, xs.rank - 2) : 0;
-  const int64_t by = ys.rank > 2 ? prod(ys, 0, ys.rank - 2) : 0;
-  Geometry g;
-  g.tx = a.transpose_X;
-  g.ty = a.transpose_Y;
-  g.M = g.tx ? xc : xr;
-  g.K = g.tx ? xr : xc;
-  const int64_t ky = g.ty ? yc : yr;
-  g.N = g.ty ? yr : yc;
-  if (g.K != ky)
-    rt::fail(fmt::format("{}: X {} (transpose_X={}) has {} columns but Y {} (transpose_Y={}) has {} rows",
-                         op, xs.str(), g.tx, g.K, ys.str(), g.ty, ky));
-  if (bx != 0 && by != 0 && bx != by)
-    rt::fail(fmt::format("{}: batch sizes differ: X {} has {} matrices, Y {} has {}", op, xs.str(), bx,
-                         ys.str(), by));
-  const int64_t batch = bx ? bx : by;
-  if (batch) {
-    g.brank = 1;
-    g.bdims[0] = batch;
-    g.sx[0] = bx ? g.M * g.K : 0;
-    g.sy[0] = by ? g.K * g.N : 0;
-    g.so[0] = g.M * g.N;
-  }
-  // Out dims follow Paddle's InferShape: the batch dims of whichever operand
-  // has them, then [M, N]; dims a 1-D operand introduced are dropped again.
-  int64_t dims[kMaxRank + 1];
-  int r = 0;
-  const Shape& bs = bx ? xs : ys;
-  if (batch)
-    for (int i = 0; i < bs.rank - 2; ++i) dims[r++] = bs.d[i];
-  dims[r++] = g.M;
-  dims[r++] = g.N;
-  if (xs.rank == 1 && dims[r - 2] == 1) {
-    dims[r - 2] = dims[r - 1];
-    --r;
-  }
-  if (ys.rank == 1 && dims[r - 1] == 1) --r;
-  if (r == 0) dims[r++] = 1;
-  g.out = Shape::from(dims, r);
-  return g;
-}
-
-Geometry matmul_v2_geometry(const char* op, const Tensor& x, const Tensor& y, const MatmulV2Attrs& a) {
-  check_inputs(op, x, y);
-  const Shape& xs = x.shape();
-  const Shape& ys = y.shape();
-  if (xs.rank == 0 || ys.rank == 0)
-    rt::fail(fmt::format("{}: X {} and Y {} must have rank >= 1", op, xs.str(), ys.str()));
-  const bool x1 = xs.rank == 1, y1 = ys.rank == 1;
-  Geometry g;
-  g.tx = x1 ? false : a.trans_x;  // a vector has nothing to transpose
-  g.ty = y1 ? false : a.trans_y;
-  const int64_t xr = x1 ? 1 : xs.d[xs.rank - 2], xc = xs.d[xs.rank - 1];
-  const int64_t yr = y1 ? ys.d[0] : ys.d[ys.rank - 2], yc = y1 ? 1 : ys.d[ys.rank - 1];
-  g.M = g.tx ? xc : xr;
-  g.K = g.tx ? xr : xc;
-  const int64_t ky = g.ty ? yc : yr;
-  g.N = g.ty ? yr : yc;
-  if (g.K != ky)
-    rt::fail(fmt::format("{}: X {} (trans_x={}) has {} columns but Y {} (trans_y={}) has {} rows", op,
-                         xs.str(), g.tx, g.K, ys.str(), g.ty, ky));
-  Shape xb, yb, xba, yba, ob;
-  xb.rank = xs.rank > 2 ? xs.rank - 2 : 0;
-  yb.rank = ys.rank > 2 ? ys.rank - 2 : 0;
-  for (int i = 0; i < xb.rank; ++i) xb.d[i] = xs.d[i];
-  for (int i = 0; i < yb.rank; ++i) yb.d[i] = ys.d[i];
-  if (!align_numpy(xb, yb, xba, yba, ob))
-    rt::fail(fmt::format("{}: batch dims of X {} and Y {} cannot be broadcast", op, xs.str(), ys.str()));
-  g.brank = ob.rank;
-  broadcast_strides(xba, g.sx);
-  broadcast_strides(yba, g.sy);
-  broadcast_strides(ob, g.so);
-  for (int i = 0; i < ob.rank; ++i) {
-    g.bdims[i] = ob.d[i];
+  g.M = s.M;
+  g.N = s.N;
+  g.K = s.K;
+  g.tx = s.tx;
+  g.ty = s.ty;
+  g.brank = s.ob.rank;
+  broadcast_strides(s.xb, g.sx);
+  broadcast_strides(s.yb, g.sy);
+  broadcast_strides(s.ob, g.so);
+  for (int i = 0; i < s.ob.rank; ++i) {
+    g.bdims[i] = s.ob.d[i];
     g.sx[i] *= g.M * g.K;
     g.sy[i] *= g.K * g.N;
     g.so[i] *= g.M * g.N;
   }
-  int64_t dims[kMaxRank + 2];
-  int r = 0;
-  for (int i = 0; i < ob.rank; ++i) dims[r++] = ob.d[i];
-  if (!x1) dims[r++] = g.M;
-  if (!y1) dims[r++] = g.N;
-  g.out = Shape::from(dims, r);
+  g.out = s.out;
   return g;
 }
 
 }  // namespace
 
 void mul(const Tensor& x, const Tensor& y, Tensor& out, const MulAttrs& attrs) {
-  run_forward("mul", mul_geometry("mul", x, y, attrs), 1.0f, x, y, out);
+  run_forward("mul", geometry("mul", x, y, attrs, shapes::mul_shape), 1.0f, x, y, out);
 }
 void mul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad, Tensor* y_grad,
               const MulAttrs& attrs) {
-  run_backward("mul_grad", mul_geometry("mul_grad", x, y, attrs), 1.0f, x, y, out_grad, x_grad, y_grad);
+  run_backward("mul_grad", geometry("mul_grad", x, y, attrs, shapes::mul_shape), 1.0f, x, y, out_grad, x_grad, y_grad);
 }
 
 void matmul(const Tensor& x, const Tensor& y, Tensor& out, const MatmulAttrs& attrs) {
-  run_forward("matmul", matmul_geometry("matmul", x, y, attrs), attrs.alpha, x, y, out);
+  run_forward("matmul", geometry("matmul", x, y, attrs, shapes::matmul_shape), attrs.alpha, x, y, out);
 }
 void matmul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
                  Tensor* y_grad, const MatmulAttrs& attrs) {
-  run_backward("matmul_grad", matmul_geometry("matmul_grad", x, y, attrs), attrs.alpha, x, y, out_grad,
+  run_backward("matmul_grad", geometry("matmul_grad", x, y, attrs, shapes::matmul_shape), attrs.alpha, x, y, out_grad,
                x_grad, y_grad);
 }
 
 void matmul_v2(const Tensor& x, const Tensor& y, Tensor& out, const MatmulV2Attrs& attrs) {
-  run_forward("matmul_v2", matmul_v2_geometry("matmul_v2", x, y, attrs), 1.0f, x, y, out);
+  run_forward("matmul_v2", geometry("matmul_v2", x, y, attrs, shapes::matmul_v2_shape), 1.0f, x, y, out);
 }
 void matmul_v2_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
                     Tensor* y_grad, const MatmulV2Attrs& attrs) {
-  run_backward("matmul_v2_grad", matmul_v2_geometry("matmul_v2_grad", x, y, attrs), 1.0f, x, y, out_grad,
+  run_backward("matmul_v2_grad", geometry("matmul_v2_grad", x, y, attrs, shapes::matmul_v2_shape), 1.0f, x, y, out_grad,
                x_grad, y_grad);
 }
 

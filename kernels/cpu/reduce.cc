@@ -5,6 +5,7 @@
 
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/shapes/reduce.h"
 
 namespace fluidc::kernels {
 
@@ -12,34 +13,12 @@ using namespace detail;
 
 namespace {
 
-/// Which dims a reduce op folds, and the shapes that follow.
-struct ReducePlan {
-  Shape kept;         // X's shape with every reduced dim set to 1
-  Shape out;          // Out's shape (kept, or kept without the reduced dims)
-  int64_t count = 1;  // X elements folded into each Out element
-};
+using shapes::ReducePlan;
 
+/// The shared rule (kernels/shapes/reduce.h); fails with the op's name.
 ReducePlan plan_reduce(const char* op, const Shape& xs, const ReduceAttrs& a) {
-  bool marked[kMaxRank] = {};
-  bool all = a.reduce_all || a.dim.empty();
-  if (!all) {
-    for (int d : a.dim) {
-      if (xs.rank == 0 && (d == 0 || d == -1)) continue;  // 0-D: its only "dim"
-      marked[canonical_axis(op, "dim", d, xs.rank)] = true;
-    }
-  }
   ReducePlan p;
-  p.kept = xs;
-  p.out.rank = 0;
-  for (int i = 0; i < xs.rank; ++i) {
-    if (all || marked[i]) {
-      p.count *= xs.d[i];
-      p.kept.d[i] = 1;
-      if (a.keep_dim) p.out.d[p.out.rank++] = 1;
-    } else {
-      p.out.d[p.out.rank++] = xs.d[i];
-    }
-  }
+  if (std::string e = shapes::reduce_shape(xs, a, p); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
   return p;
 }
 
@@ -189,14 +168,9 @@ void reduce_sum(const Tensor& x, Tensor& out, const ReduceAttrs& attrs) {
   const char* op = "reduce_sum";
   require_init(op, "X", x);
   const ReducePlan p = plan_reduce(op, x.shape(), attrs);
-  DType odt = x.dtype();
-  if (attrs.out_dtype != -1) {
-    if (!rt::dtype_is_valid(attrs.out_dtype))
-      rt::fail(fmt::format("{}: out_dtype {} is not a dtype code", op, attrs.out_dtype));
-    odt = static_cast<DType>(attrs.out_dtype);
-  } else if (x.dtype() == DType::kBool || x.dtype() == DType::kInt32) {
-    odt = DType::kInt64;
-  }
+  const int code = shapes::reduce_sum_dtype(static_cast<int>(x.dtype()), attrs);
+  if (!rt::dtype_is_valid(code)) rt::fail(fmt::format("{}: out_dtype {} is not a dtype code", op, code));
+  const DType odt = static_cast<DType>(code);
   reduce_common(op, x, out, p, odt, true, [](auto s) { return s; });
 }
 

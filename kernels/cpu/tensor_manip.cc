@@ -7,17 +7,19 @@
 #include <cstring>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/shapes/tensor_manip.h"
 
 namespace fluidc::kernels {
 namespace {
 
 using namespace detail;
 
-// The window a slice keeps: per input dim, its first index and its length.
-struct Window {
-  int64_t begin[Shape::kMaxRank];
-  Shape size;
-};
+using Window = shapes::SliceWindow;
+
+// Fails with the op's name when a shared shape rule (kernels/shapes/) rejects.
+void check(const char* op, const std::string& error) {
+  if (!error.empty()) rt::fail(fmt::format("{}: {}", op, error));
+}
 
 // The run-time bound tensors of one slice op (all optional).
 struct SliceBounds {
@@ -55,23 +57,11 @@ std::vector<int64_t> bounds(const std::vector<int>& attr, const Tensor* tensor, 
 }
 
 Window slice_window(const Shape& in, const SliceAttrs& a, const SliceBounds& b) {
-  if (a.starts.size() != a.axes.size() || a.ends.size() != a.axes.size())
-    rt::fail(fmt::format("slice: axes, starts and ends differ in length ({}, {}, {})", a.axes.size(),
-                         a.starts.size(), a.ends.size()));
   const std::vector<int64_t> starts =
       bounds(a.starts, b.starts_tensor, b.starts_list, b.num_starts, "StartsTensor", "StartsTensorList");
   const std::vector<int64_t> ends = bounds(a.ends, b.ends_tensor, b.ends_list, b.num_ends, "EndsTensor", "EndsTensorList");
   Window w;
-  w.size = in;
-  for (int i = 0; i < in.rank; ++i) w.begin[i] = 0;
-  for (size_t k = 0; k < a.axes.size(); ++k) {
-    const int axis = canonical_axis("slice", "axes", a.axes[k], in.rank);
-    const int64_t dim = in.d[axis];
-    auto clamp = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + dim : v, 0, dim); };
-    const int64_t first = clamp(starts[k]), last = clamp(ends[k]);
-    w.begin[axis] = first;
-    w.size.d[axis] = std::max<int64_t>(0, last - first);
-  }
+  check("slice", shapes::slice_window(in, a, &starts, &ends, w));
   return w;
 }
 
@@ -103,14 +93,8 @@ void copy_window(char* full_data, const Shape& full, const Window& win, char* de
 }
 
 Shape decreased(const Shape& s, const std::vector<int>& decrease_axis) {
-  if (decrease_axis.empty()) return s;
   Shape out;
-  for (int i = 0; i < s.rank; ++i) {
-    bool drop = std::find(decrease_axis.begin(), decrease_axis.end(), i) != decrease_axis.end();
-    if (drop && s.d[i] != 1)
-      rt::fail(fmt::format("slice: decrease_axis {} has size {}, not 1", i, s.d[i]));
-    if (!drop) out.d[out.rank++] = s.d[i];
-  }
+  check("slice", shapes::slice_out_shape(s, decrease_axis, out));
   return out;
 }
 
@@ -119,32 +103,7 @@ Shape decreased(const Shape& s, const std::vector<int>& decrease_axis) {
 void reshape2(const Tensor& x, Tensor& out, Tensor* x_shape, const Reshape2Attrs& a) {
   require_init("reshape2", "X", x);
   Shape s;
-  int infer = -1;
-  int64_t known = 1;
-  for (size_t i = 0; i < a.shape.size(); ++i) {
-    int64_t d = a.shape[i];
-    if (d == 0) {
-      if (static_cast<int>(i) >= x.rank()) rt::fail(fmt::format("reshape2: shape[{}] = 0 but X is {}", i, x.shape().str()));
-      d = x.dim(static_cast<int>(i));
-    }
-    if (d == -1) {
-      if (infer >= 0) rt::fail("reshape2: more than one -1 in shape");
-      infer = static_cast<int>(i);
-    } else if (d < 0) {
-      rt::fail(fmt::format("reshape2: invalid dim {} in shape", d));
-    } else {
-      known *= d;
-    }
-    if (s.rank == Shape::kMaxRank) rt::fail("reshape2: shape has more than 9 dims");
-    s.d[s.rank++] = d;
-  }
-  if (infer >= 0) {
-    if (known == 0 || x.numel() % known) rt::fail(fmt::format("reshape2: cannot reshape X {} to {}", x.shape().str(), s.str()));
-    s.d[infer] = x.numel() / known;
-  }
-  if (s.numel() != x.numel())
-    rt::fail(fmt::format("reshape2: X {} has {} elements but shape {} has {}", x.shape().str(), x.numel(), s.str(),
-                         s.numel()));
+  check("reshape2", shapes::reshape2_shape(x.shape(), a, s));
   if (x_shape) {
     Shape xs;
     xs.rank = x.rank() + 1;
@@ -213,20 +172,15 @@ void slice_grad(const Tensor& input, const Tensor* starts_tensor, const Tensor* 
 void concat(const Tensor* const* xs, int n, Tensor& out, const ConcatAttrs& a) {
   if (n < 1) rt::fail("concat: needs at least one input");
   require_init("concat", "X", *xs[0]);
-  const Shape& first = xs[0]->shape();
-  const int axis = canonical_axis("concat", "axis", a.axis, first.rank);
-  Shape s = first;
-  s.d[axis] = 0;
   for (int i = 0; i < n; ++i) {
     require_init("concat", "X", *xs[i]);
-    const Shape& si = xs[i]->shape();
-    bool ok = si.rank == first.rank && xs[i]->dtype() == xs[0]->dtype();
-    for (int d = 0; ok && d < si.rank; ++d) ok = d == axis || si.d[d] == first.d[d];
-    if (!ok)
-      rt::fail(fmt::format("concat: X #{} is {}{} but X #0 is {}{} (axis {})", i, rt::dtype_name(xs[i]->dtype()),
-                           si.str(), rt::dtype_name(xs[0]->dtype()), first.str(), axis));
-    s.d[axis] += si.d[axis];
+    if (xs[i]->dtype() != xs[0]->dtype())
+      rt::fail(fmt::format("concat: X #{} is {} but X #0 is {}", i, rt::dtype_name(xs[i]->dtype()),
+                           rt::dtype_name(xs[0]->dtype())));
   }
+  Shape s;
+  int axis = 0;
+  check("concat", shapes::concat_shape(n, [&](int i) -> const Shape& { return xs[i]->shape(); }, a, s, axis));
   bool aliased = false;
   for (int i = 0; i < n; ++i) aliased |= xs[i] == &out;
   OutBuf buf(&out, Slot::kOut0, aliased);

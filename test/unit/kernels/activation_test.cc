@@ -141,10 +141,10 @@ using Fwd = void (*)(const Tensor&, Tensor&);
 using GradFromOut = void (*)(const Tensor&, const Tensor&, Tensor*);
 
 /// Gradient kernels that take Out (relu/sigmoid/tanh) run the forward first.
-void check_from_out(Fwd fwd, GradFromOut bwd, DType dt, double min_abs) {
+void check_from_out(const char* op, Fwd fwd, GradFromOut bwd, DType dt, double min_abs) {
   std::mt19937 rng(11);
   Tensor x = random(Shape{3, 5}, dt, rng, -2, 2, min_abs);
-  CHECK_GRADCHECK({&x}, [&](Tensor& out) { fwd(x, out); },
+  CHECK_GRADCHECK_OP(op, {&x}, [&](Tensor& out) { fwd(x, out); },
                   [&](const Tensor& dout, std::vector<Tensor*>& g) {
                     Tensor out;
                     fwd(x, out);
@@ -158,13 +158,13 @@ TEST_CASE("activation grads match finite differences", "[activation][grad][gradc
   for (DType dt : {DType::kFP32, DType::kFP64}) {
     INFO(rt::dtype_name(dt));
     // relu: inputs kept 0.05 away from the kink, farther than the fp32 step.
-    check_from_out(kernels::relu, kernels::relu_grad, dt, 0.05);
-    check_from_out(kernels::sigmoid, kernels::sigmoid_grad, dt, 0);
-    check_from_out(kernels::tanh, kernels::tanh_grad, dt, 0);
+    check_from_out("relu", kernels::relu, kernels::relu_grad, dt, 0.05);
+    check_from_out("sigmoid", kernels::sigmoid, kernels::sigmoid_grad, dt, 0);
+    check_from_out("tanh", kernels::tanh, kernels::tanh_grad, dt, 0);
 
     std::mt19937 rng(12);
     Tensor x = random(Shape{4, 3}, dt, rng);
-    CHECK_GRADCHECK({&x}, [&](Tensor& out) { kernels::square(x, out); },
+    CHECK_GRADCHECK_OP("square", {&x}, [&](Tensor& out) { kernels::square(x, out); },
                     [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::square_grad(x, dout, g[0]); });
   }
 }
@@ -181,12 +181,34 @@ TEST_CASE("softmax_grad matches finite differences", "[activation][softmax][grad
       Tensor x = random(c.s, dt, rng, -2, 2);
       kernels::SoftmaxAttrs a;
       a.axis = c.axis;
-      CHECK_GRADCHECK({&x}, [&](Tensor& out) { kernels::softmax(x, out, a); },
+      CHECK_GRADCHECK_OP("softmax", {&x}, [&](Tensor& out) { kernels::softmax(x, out, a); },
                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
                         Tensor out;
                         kernels::softmax(x, out, a);
                         kernels::softmax_grad(out, dout, g[0], a);
                       });
+    }
+  }
+}
+
+TEST_CASE("scale's gradient rule (a scale by the same factor, no bias) matches finite differences",
+          "[activation][grad][gradcheck]") {
+  // compiler/ops/activation.cc differentiates scale by another scale op
+  // with bias 0 and bias_after_scale true, whatever the forward's bias.
+  for (DType dt : {DType::kFP32, DType::kFP64}) {
+    for (bool after : {true, false}) {
+      INFO(rt::dtype_name(dt) << " bias_after_scale " << after);
+      std::mt19937 rng(14);
+      Tensor x = random(Shape{3, 4}, dt, rng);
+      kernels::ScaleAttrs fwd;
+      fwd.scale = 1.5f;
+      fwd.bias = 0.25f;
+      fwd.bias_after_scale = after;
+      kernels::ScaleAttrs grad;
+      grad.scale = fwd.scale;
+      grad.bias = 0.0f;
+      CHECK_GRADCHECK_OP("scale", {&x}, [&](Tensor& out) { kernels::scale(x, out, fwd); },
+                         [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::scale(dout, *g[0], grad); });
     }
   }
 }

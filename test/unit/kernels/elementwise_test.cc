@@ -253,7 +253,7 @@ const Case kCases[] = {
 
 using Grad3 = void (*)(const Tensor&, const Tensor&, const Tensor&, Tensor*, Tensor*, const ElementwiseAttrs&);
 
-void check_binary_grad(Binary fwd, Grad3 bwd, DType dt, bool positive_y) {
+void check_binary_grad(const char* op, Binary fwd, Grad3 bwd, DType dt, bool positive_y) {
   for (const Case& c : kCases) {
     INFO("X " << c.xs.str() << " Y " << c.ys.str() << " axis " << c.axis << " dtype "
               << rt::dtype_name(dt));
@@ -261,7 +261,7 @@ void check_binary_grad(Binary fwd, Grad3 bwd, DType dt, bool positive_y) {
     Tensor x = random(c.xs, dt, rng);
     Tensor y = random(c.ys, dt, rng, positive_y ? 0.5 : -1.0, positive_y ? 1.5 : 1.0);
     ElementwiseAttrs a = axis(c.axis);
-    CHECK_GRADCHECK({&x, &y}, [&](Tensor& out) { fwd(x, y, out, a); },
+    CHECK_GRADCHECK_OP(op, {&x, &y}, [&](Tensor& out) { fwd(x, y, out, a); },
                     [&](const Tensor& dout, std::vector<Tensor*>& g) { bwd(x, y, dout, g[0], g[1], a); });
   }
 }
@@ -270,9 +270,9 @@ void check_binary_grad(Binary fwd, Grad3 bwd, DType dt, bool positive_y) {
 
 TEST_CASE("elementwise grads match finite differences", "[elementwise][grad][gradcheck]") {
   for (DType dt : {DType::kFP32, DType::kFP64}) {
-    check_binary_grad(kernels::elementwise_add, kernels::elementwise_add_grad, dt, false);
-    check_binary_grad(kernels::elementwise_sub, kernels::elementwise_sub_grad, dt, false);
-    check_binary_grad(kernels::elementwise_mul, kernels::elementwise_mul_grad, dt, false);
+    check_binary_grad("elementwise_add", kernels::elementwise_add, kernels::elementwise_add_grad, dt, false);
+    check_binary_grad("elementwise_sub", kernels::elementwise_sub, kernels::elementwise_sub_grad, dt, false);
+    check_binary_grad("elementwise_mul", kernels::elementwise_mul, kernels::elementwise_mul_grad, dt, false);
   }
 }
 
@@ -284,7 +284,7 @@ TEST_CASE("elementwise_div_grad matches finite differences", "[elementwise][grad
       Tensor x = random(c.xs, dt, rng);
       Tensor y = random(c.ys, dt, rng, 0.5, 1.5);
       ElementwiseAttrs a = axis(c.axis);
-      CHECK_GRADCHECK({&x, &y}, [&](Tensor& out) { kernels::elementwise_div(x, y, out, a); },
+      CHECK_GRADCHECK_OP("elementwise_div", {&x, &y}, [&](Tensor& out) { kernels::elementwise_div(x, y, out, a); },
                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
                         Tensor out;
                         kernels::elementwise_div(x, y, out, a);

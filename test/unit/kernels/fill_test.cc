@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "kernels/fill.h"
-#include "test/unit/kernels/kernel_test_util.h"
+#include "test/unit/kernels/gradcheck.h"
 
 using namespace fluidc;
 using namespace fluidc::test;
@@ -229,4 +229,27 @@ TEST_CASE("gaussian_random: moments and seeds", "[fill][random]") {
   a.seed = 4;
   kernels::gaussian_random(q, a);
   CHECK(values(p) != values(q));
+}
+
+TEST_CASE("the gradient rules of assign and cast match finite differences", "[fill][grad][gradcheck]") {
+  // compiler/ops/fill.cc: assign's gradient is an assign of Out@GRAD; cast's
+  // is a cast of Out@GRAD back from out_dtype to in_dtype.
+  for (DType dt : {DType::kFP32, DType::kFP64}) {
+    INFO(rt::dtype_name(dt));
+    std::mt19937 rng(61);
+    Tensor x = random(Shape{2, 5}, dt, rng);
+    CHECK_GRADCHECK_OP("assign", {&x}, [&](Tensor& out) { kernels::assign(x, out); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::assign(dout, *g[0]); });
+    // fp32 -> fp64 only: the other way rounds Out to fp32, far coarser than
+    // the fp64 step the checker uses for an fp64 X.
+    if (dt != DType::kFP32) continue;
+    kernels::CastAttrs fwd;
+    fwd.in_dtype = static_cast<int>(DType::kFP32);
+    fwd.out_dtype = static_cast<int>(DType::kFP64);
+    kernels::CastAttrs back;
+    back.in_dtype = fwd.out_dtype;
+    back.out_dtype = fwd.in_dtype;
+    CHECK_GRADCHECK_OP("cast", {&x}, [&](Tensor& out) { kernels::cast(x, out, fwd); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::cast(dout, *g[0], back); });
+  }
 }

@@ -28,8 +28,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -138,6 +141,21 @@ inline GradCheckResult gradcheck(const std::vector<Tensor*>& wrt, const Forward&
   return gradcheck(wrt, forward, backward, GradCheckOptions::for_dtype(wrt.at(0)->dtype()));
 }
 
+/// The forward ops whose gradient passed a check in this process. When
+/// $FLUIDC_GRADCHECK_LOG names a file, they are written there at exit, one a
+/// line, for test/unit/compiler/gradcheck_coverage_test.cc to compare with
+/// the op table's differentiable ops.
+struct GradCheckCoverage {
+  std::set<std::string> ops;
+  ~GradCheckCoverage() {
+    const char* path = std::getenv("FLUIDC_GRADCHECK_LOG");
+    if (!path || !*path) return;
+    std::ofstream out(path);
+    for (const auto& op : ops) out << op << "\n";
+  }
+};
+inline GradCheckCoverage g_gradcheck_coverage;
+
 }  // namespace fluidc::test
 
 /// Runs gradcheck and reports its findings through Catch.
@@ -146,4 +164,14 @@ inline GradCheckResult gradcheck(const std::vector<Tensor*>& wrt, const Forward&
     auto gc_result_ = ::fluidc::test::gradcheck(__VA_ARGS__); \
     INFO(gc_result_.report);                                   \
     CHECK(gc_result_.ok);                                      \
+  } while (0)
+
+/// CHECK_GRADCHECK for the gradient rule of forward op `op` (its Paddle
+/// type): a passing check counts `op` as covered.
+#define CHECK_GRADCHECK_OP(op, ...)                                 \
+  do {                                                              \
+    auto gc_result_ = ::fluidc::test::gradcheck(__VA_ARGS__);      \
+    INFO((op) << ": " << gc_result_.report);                        \
+    CHECK(gc_result_.ok);                                           \
+    if (gc_result_.ok) ::fluidc::test::g_gradcheck_coverage.ops.insert(op); \
   } while (0)

@@ -1,6 +1,8 @@
 // test/unit/kernels/matmul_test.cc - mul, matmul, matmul_v2: shape rules, values, aliasing, errors, gradients.
 #include <catch2/catch.hpp>
 
+#include <type_traits>
+
 #include "kernels/matmul.h"
 #include "test/unit/kernels/gradcheck.h"
 
@@ -241,12 +243,15 @@ using MmBwd = void (*)(const Tensor&, const Tensor&, const Tensor&, Tensor*, Ten
 
 template <class Attrs>
 void check_mm_grad(MmFwd<Attrs> fwd, MmBwd<Attrs> bwd, const Shape& xs, const Shape& ys, const Attrs& a) {
+  const char* op = std::is_same_v<Attrs, kernels::MulAttrs>      ? "mul"
+                   : std::is_same_v<Attrs, kernels::MatmulAttrs> ? "matmul"
+                                                                   : "matmul_v2";
   for (DType dt : {DType::kFP32, DType::kFP64}) {
     INFO("X " << xs.str() << " Y " << ys.str() << " " << rt::dtype_name(dt));
     std::mt19937 rng(21);
     Tensor x = random(xs, dt, rng);
     Tensor y = random(ys, dt, rng);
-    CHECK_GRADCHECK({&x, &y}, [&](Tensor& out) { fwd(x, y, out, a); },
+    CHECK_GRADCHECK_OP(op, {&x, &y}, [&](Tensor& out) { fwd(x, y, out, a); },
                     [&](const Tensor& dout, std::vector<Tensor*>& g) { bwd(x, y, dout, g[0], g[1], a); });
   }
 }

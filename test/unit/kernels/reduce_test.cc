@@ -198,13 +198,13 @@ TEST_CASE("reduce grads match finite differences", "[reduce][grad][gradcheck]") 
   for (DType dt : {DType::kFP32, DType::kFP64}) {
     std::mt19937 rng(51);
     Tensor x = random(Shape{2, 3, 4}, dt, rng);
-    CHECK_GRADCHECK({&x}, [&](Tensor& out) { kernels::mean(x, out); },
+    CHECK_GRADCHECK_OP("mean", {&x}, [&](Tensor& out) { kernels::mean(x, out); },
                     [&](const Tensor& d, std::vector<Tensor*>& g) { kernels::mean_grad(x, d, g[0]); });
     for (const ReduceAttrs& a : cases) {
       INFO(rt::dtype_name(dt) << " keep_dim " << a.keep_dim << " reduce_all " << a.reduce_all);
-      CHECK_GRADCHECK({&x}, [&](Tensor& out) { kernels::reduce_sum(x, out, a); },
+      CHECK_GRADCHECK_OP("reduce_sum", {&x}, [&](Tensor& out) { kernels::reduce_sum(x, out, a); },
                       [&](const Tensor& d, std::vector<Tensor*>& g) { kernels::reduce_sum_grad(x, d, g[0], a); });
-      CHECK_GRADCHECK({&x}, [&](Tensor& out) { kernels::reduce_mean(x, out, a); },
+      CHECK_GRADCHECK_OP("reduce_mean", {&x}, [&](Tensor& out) { kernels::reduce_mean(x, out, a); },
                       [&](const Tensor& d, std::vector<Tensor*>& g) { kernels::reduce_mean_grad(x, d, g[0], a); });
     }
   }

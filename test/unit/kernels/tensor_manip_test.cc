@@ -84,7 +84,7 @@ TEST_CASE("finite differences agree with slice_grad, concat_grad and reshape2_gr
     std::mt19937 rng(5);
     Tensor x = random(Shape{3, 4, 2}, dt, rng);
     auto sa = slice_attrs({1, 2}, {1, 0}, {-1, 1}, {2});
-    CHECK_GRADCHECK({&x}, [&](Tensor& out) { slice_attrs_only(x, out, sa); },
+    CHECK_GRADCHECK_OP("slice", {&x}, [&](Tensor& out) { slice_attrs_only(x, out, sa); },
                     [&](const Tensor& dout, std::vector<Tensor*>& g) {
                       kernels::slice_grad(x, nullptr, nullptr, nullptr, 0, nullptr, 0, dout, g[0], sa);
                     },
@@ -92,7 +92,7 @@ TEST_CASE("finite differences agree with slice_grad, concat_grad and reshape2_gr
     Tensor y = random(Shape{3, 1, 2}, dt, rng);
     kernels::ConcatAttrs ca;
     ca.axis = 1;
-    CHECK_GRADCHECK({&x, &y},
+    CHECK_GRADCHECK_OP("concat", {&x, &y},
                     [&](Tensor& out) {
                       const Tensor* xs[] = {&x, &y};
                       kernels::concat(xs, 2, out, ca);
@@ -106,7 +106,7 @@ TEST_CASE("finite differences agree with slice_grad, concat_grad and reshape2_gr
     kernels::Reshape2Attrs ra;
     ra.shape = {-1, 2};
     Tensor xshape;
-    CHECK_GRADCHECK({&x}, [&](Tensor& out) { kernels::reshape2(x, out, &xshape, ra); },
+    CHECK_GRADCHECK_OP("reshape2", {&x}, [&](Tensor& out) { kernels::reshape2(x, out, &xshape, ra); },
                     [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::reshape2_grad(xshape, dout, g[0]); },
                     GradCheckOptions::for_dtype(dt));
   }
