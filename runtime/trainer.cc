@@ -17,7 +17,7 @@
 namespace fluidc::rt {
 namespace {
 
-void print_help(const Model& m, const char* argv0) {
+void print_help(const ModelInfo& m, const char* argv0) {
   std::printf(
       "usage: %s --data NAME=FILE.npy ... [--batch-size N] [--epochs N | --steps N]\n"
       "          [--params FILE|DIR | --resume FILE] [--save FILE] [--save-dir DIR] [--seed N] [--no-shuffle]\n"
@@ -60,7 +60,8 @@ void gather_rows(const Tensor& src, const std::vector<int64_t>& order, int64_t b
 
 }  // namespace
 
-int run_trainer(const Model& m, int argc, char** argv) {
+int run_trainer(Model& model, int argc, char** argv) {
+  const ModelInfo& m = model.info();
   if (wants_help(argc, argv)) {
     print_help(m, argv[0]);
     return 0;
@@ -97,7 +98,7 @@ int run_trainer(const Model& m, int argc, char** argv) {
   const bool shuffle = !flags.has("no-shuffle");
   std::mt19937_64 rng(static_cast<uint64_t>(flags.get_int("seed", 0)));
 
-  initialize_state(m, flags);
+  initialize_state(model, flags);
 
   std::printf("training %s: %lld rows, batch %lld, %lld steps (%lld per epoch)%s, %d thread%s\n", m.program,
               static_cast<long long>(rows), static_cast<long long>(batch), static_cast<long long>(steps),
@@ -115,10 +116,10 @@ int run_trainer(const Model& m, int argc, char** argv) {
     const int64_t in_epoch = step % per_epoch;
     if (in_epoch == 0 && shuffle) std::shuffle(order.begin(), order.end(), rng);
     const int64_t begin = in_epoch * batch, count = std::min(batch, rows - begin);
-    for (int i = 0; i < m.num_feeds; ++i) gather_rows(data[i], order, begin, count, *m.feeds[i].tensor);
-    m.run();
+    for (int i = 0; i < m.num_feeds; ++i) gather_rows(data[i], order, begin, count, model.tensor(m.feeds[i]));
+    model.run();
     g_current_op = nullptr;
-    const double loss = scalar_value(*m.loss->tensor, m.loss->name);
+    const double loss = scalar_value(model.tensor(*m.loss), m.loss->name);
     losses.push_back(static_cast<float>(loss));
     ++interval_steps;
     if ((step + 1) % log_every == 0 || step + 1 == steps) {
@@ -142,7 +143,7 @@ int run_trainer(const Model& m, int argc, char** argv) {
     write_npy(flags.get("losses-out"), t);
   }
   std::vector<const Tensor*> state;
-  for (int i = 0; i < m.num_persistables; ++i) state.push_back(m.persistables[i].tensor);
+  for (int i = 0; i < m.num_persistables; ++i) state.push_back(&model.tensor(m.persistables[i]));
   const auto names = binding_names(m.persistables, m.num_persistables);
   if (flags.has("save")) {
     write_combined_params(flags.get("save"), names, state);

@@ -17,6 +17,8 @@ struct BuildOptions {
   std::string loss;           ///< overrides the loss found in the program
   int opt_level = 2;
   bool fuse = true;           ///< --no-fuse: one kernel call per op (for comparing and debugging)
+  std::string cpp_namespace;  ///< --namespace: of the generated class (default: from file name and checksum)
+  bool emit_main = true;      ///< --no-main (emit only): sources to link into other code
   bool verbose = false;
   /// Build a trainer from a forward or inference program (autodiff and
   /// optimizer passes run first; see TrainOptions).
