@@ -73,7 +73,9 @@ const char* rt_dtype(pb::VarType::Type t) {
 }
 
 // Identifiers a user-chosen namespace part must not be: C++ keywords that
-// could plausibly be typed, and anything the implementation reserves.
+// could plausibly be typed, anything the implementation reserves, and the
+// namespaces generated code names unqualified (`std::`, `fluidc::rt::`),
+// which a part of that name would hide.
 bool plain_identifier(std::string_view s) {
   static const std::set<std::string_view> kKeywords = {
       "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const",
@@ -81,7 +83,8 @@ bool plain_identifier(std::string_view s) {
       "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
       "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return",
       "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try",
-      "typedef", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "std"};
+      "typedef", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "std",
+      "fluidc"};
   if (s.empty() || (s[0] >= '0' && s[0] <= '9') || s.find("__") != std::string_view::npos) return false;
   if (s[0] == '_' && s.size() > 1 && s[1] >= 'A' && s[1] <= 'Z') return false;
   for (char ch : s)
@@ -108,7 +111,8 @@ std::string model_namespace(const EmitOptions& o, const Program& main) {
   if (!o.cpp_namespace.empty()) {
     for (const auto& part : namespace_parts(o.cpp_namespace))
       if (!plain_identifier(part))
-        user_error(fmt::format("--namespace {}: '{}' is not a plain C++ identifier (letters, digits, _; no keyword)",
+        user_error(fmt::format("--namespace {}: '{}' is not a plain C++ identifier "
+                               "(letters, digits, _; no keyword, std or fluidc)",
                                cpp_string_literal(o.cpp_namespace), cpp_comment_text(part)));
     return o.cpp_namespace;
   }
