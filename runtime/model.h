@@ -65,8 +65,8 @@ struct ModelInfo {
 /// One instance of a compiled program: all its variables and control-flow
 /// state. Not copyable (bindings point into it); instances share nothing
 /// mutable, so each may run on its own thread. The kernels' thread pool is
-/// process-wide and serves one caller at a time per worker set, which is
-/// safe but not faster with several instances running at once.
+/// process-wide: while one instance's GEMM has the workers, another
+/// thread's runs on that thread alone (see parallel_for).
 class Model {
  public:
   virtual ~Model() = default;
