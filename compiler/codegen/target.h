@@ -26,6 +26,9 @@ struct BuildRecipe {
   std::vector<std::string> sources;   ///< file names in source_dir, compiled and linked together
   std::string output;                 ///< the executable (absolute path); unused by cmake_lists
   int opt_level = 2;
+  /// The sources have no main() (`--no-main`): cmake_lists makes a static
+  /// library for other code to link instead of an executable.
+  bool library = false;
 };
 
 class Target {
@@ -55,7 +58,8 @@ class Target {
   virtual std::vector<std::pair<std::string, std::string>> params_files(const std::string& symbol) const = 0;
   /// argv that compiles and links the recipe's sources into its output.
   virtual std::vector<std::string> compile_command(const BuildRecipe& recipe) const = 0;
-  /// A CMakeLists.txt that builds the same sources into `model`.
+  /// A CMakeLists.txt that builds the same sources into `model` (an
+  /// executable, or a static library when recipe.library).
   virtual std::string cmake_lists(const BuildRecipe& recipe) const = 0;
 };
 

@@ -146,6 +146,7 @@ BuildRecipe write_sources(const Prepared& p, const fs::path& dir, const BuildOpt
   BuildRecipe r;
   r.source_dir = dir.string();
   r.opt_level = o.opt_level;
+  r.library = !o.emit_main;
   r.sources.push_back(target().source_file());
   write_text(dir / r.sources.back(), p.program.source);
   if (!p.params_blob.empty()) {

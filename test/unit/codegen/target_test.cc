@@ -68,3 +68,12 @@ TEST_CASE("the emitted CMakeLists builds the same sources", "[target]") {
   CHECK(std::string(cpu_target().source_file()) == "model.cc");
   CHECK(std::string(cpu_target().name()) == "cpu");
 }
+
+TEST_CASE("sources without main() become a static library in the CMake recipe", "[target]") {
+  BuildRecipe r = recipe();
+  r.library = true;
+  const std::string cm = cpu_target().cmake_lists(r);
+  CHECK(cm.find("add_library(model STATIC model.cc params.S)") != std::string::npos);
+  CHECK(cm.find("target_link_libraries(model PUBLIC fluidc_kernels fluidc_runtime pthread)") != std::string::npos);
+  CHECK(cm.find("add_executable") == std::string::npos);
+}
