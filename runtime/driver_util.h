@@ -21,7 +21,7 @@ void check_against_declared(const VarBinding& binding, const Tensor& t, const st
 /// or the params embedded at build time. A combined file may hold every
 /// persistable or only the parameters. Checks that every persistable ends
 /// up holding a value of its declared type.
-void initialize_state(const Model& m, const Flags& flags);
+void initialize_state(Model& m, const Flags& flags);
 
 /// Applies --threads N (the kernels' thread count; see runtime/parallel.h).
 void apply_threads_flag(const Flags& flags);
@@ -31,9 +31,10 @@ inline constexpr const char* kThreadsHelp =
     "  --threads N         threads the GEMMs may use (default: the CPUs this process may run on,\n"
     "                      or $FLUIDC_NUM_THREADS)\n";
 
-/// Names and tensors of a binding table, for the tensor_record API.
+/// Names of a binding table, and an instance's tensors for it, for the
+/// tensor_record API.
 std::vector<std::string> binding_names(const VarBinding* b, int n);
-std::vector<Tensor*> binding_tensors(const VarBinding* b, int n);
+std::vector<Tensor*> binding_tensors(Model& m, const VarBinding* b, int n);
 
 /// True when argv asks for --help / -h (checked before flag parsing, so
 /// help works next to otherwise invalid flags).
@@ -42,7 +43,7 @@ bool wants_help(int argc, char** argv);
 /// Rejects NAME=FILE pairs of `flag` whose NAME is not one of the model's
 /// inputs, and returns the file given for each input, in feed order.
 /// A missing input is an Error naming it and its declared type.
-std::vector<std::string> files_for_inputs(const Model& m, const Flags& flags, const std::string& flag);
+std::vector<std::string> files_for_inputs(const ModelInfo& m, const Flags& flags, const std::string& flag);
 
 /// "float32[-1, 13]" for a declared binding.
 std::string declared_str(const VarBinding& b);
@@ -53,7 +54,8 @@ void print_summary(const std::string& label, const Tensor& t);
 /// Value of a 1-element (or 0-D) float tensor, e.g. a loss.
 double scalar_value(const Tensor& t, const std::string& name);
 
-int run_trainer(const Model& m, int argc, char** argv);
-int run_inference(const Model& m, int argc, char** argv);
+/// The drivers, on one instance of the program.
+int run_trainer(Model& m, int argc, char** argv);
+int run_inference(Model& m, int argc, char** argv);
 
 }  // namespace fluidc::rt

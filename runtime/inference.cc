@@ -14,7 +14,7 @@
 namespace fluidc::rt {
 namespace {
 
-void print_help(const Model& m, const char* argv0) {
+void print_help(const ModelInfo& m, const char* argv0) {
   std::printf(
       "usage: %s [--params FILE|DIR] --feed NAME=FILE.npy ... [--fetch-dir DIR] [--repeat N] [--threads N]\n\n"
       "Inference binary compiled by fluidc %s from %s.\n\n"
@@ -38,7 +38,8 @@ void print_help(const Model& m, const char* argv0) {
 
 }  // namespace
 
-int run_inference(const Model& m, int argc, char** argv) {
+int run_inference(Model& model, int argc, char** argv) {
+  const ModelInfo& m = model.info();
   if (wants_help(argc, argv)) {
     print_help(m, argv[0]);
     return 0;
@@ -47,16 +48,17 @@ int run_inference(const Model& m, int argc, char** argv) {
   apply_threads_flag(flags);
   const std::vector<std::string> files = files_for_inputs(m, flags, "feed");
   for (int i = 0; i < m.num_feeds; ++i) {
-    read_npy(files[i], *m.feeds[i].tensor);
-    check_against_declared(m.feeds[i], *m.feeds[i].tensor, files[i], false);
+    Tensor& feed = model.tensor(m.feeds[i]);
+    read_npy(files[i], feed);
+    check_against_declared(m.feeds[i], feed, files[i], false);
   }
-  initialize_state(m, flags);
+  initialize_state(model, flags);
   long long repeat = flags.get_int("repeat", 1);
   if (repeat < 1) fail("--repeat must be at least 1");
   std::vector<double> ms;
   for (long long r = 0; r < repeat; ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    m.run();
+    model.run();
     g_current_op = nullptr;
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
@@ -69,8 +71,8 @@ int run_inference(const Model& m, int argc, char** argv) {
   if (!dir.empty()) mkdir(dir.c_str(), 0755);  // an existing directory is fine; write errors say the rest
   for (int i = 0; i < m.num_fetches; ++i) {
     const VarBinding& b = m.fetches[i];
-    print_summary(b.name, *b.tensor);
-    if (!dir.empty()) write_npy(dir + "/" + var_file_name(b.name, ".npy"), *b.tensor);
+    print_summary(b.name, model.tensor(b));
+    if (!dir.empty()) write_npy(dir + "/" + var_file_name(b.name, ".npy"), model.tensor(b));
   }
   return 0;
 }

@@ -1,9 +1,11 @@
-// runtime/model.h - the contract between a generated program and the runtime's drivers.
+// runtime/model.h - the contract between a generated program and the runtime: a description table and instances.
 //
-// Generated code defines one `Model` describing its variables and entry
-// points and calls run_model_main() from main(). Keep this header light:
-// every generated file includes it, and compile time of `fluidc build`
-// matters.
+// Generated code defines, in its own namespace, a class `Model` deriving
+// from rt::Model (the program's variables are its members, its blocks are
+// methods) and a function `model_info()` returning the program's ModelInfo:
+// its variables by name and a factory. One process may hold any number of
+// instances of any number of programs. Keep this header light: every
+// generated file includes it, and compile time of `fluidc build` matters.
 #pragma once
 
 #include <cstddef>
@@ -13,25 +15,32 @@
 
 namespace fluidc::rt {
 
+class Model;
+
 /// A program variable the driver reaches by name (feeds, fetches, state).
+/// The tensor belongs to an instance: Model::tensor(binding) finds it.
 struct VarBinding {
   const char* name;       ///< the program's variable name
-  Tensor* tensor;         ///< the generated code's storage for it
-  DType dtype;            ///< declared element type
-  int rank;               ///< declared rank
-  const int64_t* dims;    ///< declared dims; -1 = any size (resolved at run time)
+  int slot;               ///< index into the instance's bound tensors
+  DType dtype;            ///< element type (inferred, else declared)
+  int rank;               ///< rank (inferred, else declared)
+  const int64_t* dims;    ///< dims; -1 = any size (resolved at run time)
 };
 
 /// Where the generated code is: set before each op so a kernel's error can
-/// be reported as "block 0, op 12 (mul): ...".
+/// be reported as "block 0, op 12 (mul): ...". One per thread, so threads
+/// running instances side by side each report their own op; the driver
+/// reads it on the thread that caught the error. constinit: generated code
+/// writes it directly, without a call to a TLS initialiser.
 struct OpSite {
   int block;
   int op;
   const char* type;
 };
-extern const OpSite* g_current_op;
+extern thread_local constinit const OpSite* g_current_op;
 
-struct Model {
+/// What is known about a compiled program without an instance of it.
+struct ModelInfo {
   const char* program;          ///< main program file it was compiled from
   const char* program_sha256;
   const char* fluidc_version;
@@ -45,14 +54,44 @@ struct Model {
   const VarBinding* parameters;    ///< the trained subset of persistables, sorted
   int num_parameters;
   const VarBinding* loss;          ///< trainer only; nullptr otherwise
-  void (*run)();                   ///< block 0 of the main program
-  void (*startup)();               ///< the startup program; nullptr when none was given
+  bool has_startup;                ///< a startup program was compiled in
   const unsigned char* embedded_params;  ///< combined params given at build time, or nullptr
   size_t embedded_params_size;
+  /// A new instance with no state (run startup() or load params); the
+  /// caller owns it and deletes it through Model's virtual destructor.
+  Model* (*create)();
 };
 
-/// main() of every generated binary: parses flags and runs the trainer or
-/// the inference driver. Returns the process exit code.
-int run_model_main(int argc, char** argv, const Model& model);
+/// One instance of a compiled program: all its variables and control-flow
+/// state. Not copyable (bindings point into it); instances share nothing
+/// mutable, so each may run on its own thread. The kernels' thread pool is
+/// process-wide: while one instance's GEMM has the workers, another
+/// thread's runs on that thread alone (see parallel_for).
+class Model {
+ public:
+  virtual ~Model() = default;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const ModelInfo& info() const { return info_; }
+  /// Block 0 of the main program: one training step or one inference.
+  virtual void run() = 0;
+  /// The startup program (parameter initialisation); nothing when none.
+  virtual void startup() = 0;
+  /// This instance's tensor for a binding of its ModelInfo.
+  Tensor& tensor(const VarBinding& b) { return *slots_[b.slot]; }
+
+ protected:
+  /// `slots` lists the instance's tensors in VarBinding::slot order.
+  Model(const ModelInfo& info, Tensor* const* slots) : info_(info), slots_(slots) {}
+
+ private:
+  const ModelInfo& info_;
+  Tensor* const* slots_;
+};
+
+/// main() of every generated binary: makes one instance, parses flags and
+/// runs the trainer or the inference driver. Returns the process exit code.
+int run_model_main(int argc, char** argv, const ModelInfo& info);
 
 }  // namespace fluidc::rt

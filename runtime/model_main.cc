@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <istream>
+#include <memory>
 #include <streambuf>
 #include <string>
 #include <sys/stat.h>
@@ -15,7 +16,7 @@
 
 namespace fluidc::rt {
 
-const OpSite* g_current_op = nullptr;
+thread_local constinit const OpSite* g_current_op = nullptr;
 
 std::vector<std::string> binding_names(const VarBinding* b, int n) {
   std::vector<std::string> out;
@@ -23,9 +24,9 @@ std::vector<std::string> binding_names(const VarBinding* b, int n) {
   return out;
 }
 
-std::vector<Tensor*> binding_tensors(const VarBinding* b, int n) {
+std::vector<Tensor*> binding_tensors(Model& m, const VarBinding* b, int n) {
   std::vector<Tensor*> out;
-  for (int i = 0; i < n; ++i) out.push_back(b[i].tensor);
+  for (int i = 0; i < n; ++i) out.push_back(&m.tensor(b[i]));
   return out;
 }
 
@@ -35,7 +36,7 @@ bool wants_help(int argc, char** argv) {
   return false;
 }
 
-std::vector<std::string> files_for_inputs(const Model& m, const Flags& flags, const std::string& flag) {
+std::vector<std::string> files_for_inputs(const ModelInfo& m, const Flags& flags, const std::string& flag) {
   auto given = flags.pairs(flag);
   for (const auto& [name, file] : given) {
     bool known = false;
@@ -99,7 +100,8 @@ bool is_directory(const std::string& path) {
 
 // A combined file holds either every persistable (a checkpoint) or only
 // the parameters (an inference export); try the full list first.
-void load_combined(const Model& m, std::istream* stream, const std::string& path) {
+void load_combined(Model& model, std::istream* stream, const std::string& path) {
+  const ModelInfo& m = model.info();
   // Read into scratch tensors so a failed attempt leaves the state as the
   // startup program made it.
   auto attempt = [&](const VarBinding* b, int n) {
@@ -113,7 +115,7 @@ void load_combined(const Model& m, std::istream* stream, const std::string& path
     } else {
       read_combined_params(path, binding_names(b, n), outs);
     }
-    for (int i = 0; i < n; ++i) *b[i].tensor = std::move(scratch[i]);
+    for (int i = 0; i < n; ++i) model.tensor(b[i]) = std::move(scratch[i]);
   };
   try {
     attempt(m.persistables, m.num_persistables);
@@ -137,34 +139,36 @@ void apply_threads_flag(const Flags& flags) {
   set_num_threads(static_cast<int>(n));
 }
 
-void initialize_state(const Model& m, const Flags& flags) {
-  if (m.startup) m.startup();
+void initialize_state(Model& model, const Flags& flags) {
+  const ModelInfo& m = model.info();
+  if (m.has_startup) model.startup();
   g_current_op = nullptr;  // errors below are about --params, not the startup program's last op
   std::string source;
   if (flags.has("resume")) {
     source = flags.get("resume");
     read_combined_params(source, binding_names(m.persistables, m.num_persistables),
-                         binding_tensors(m.persistables, m.num_persistables));
+                         binding_tensors(model, m.persistables, m.num_persistables));
   } else if (flags.has("params")) {
     source = flags.get("params");
     if (is_directory(source))
       read_param_dir(source, binding_names(m.persistables, m.num_persistables),
-                     binding_tensors(m.persistables, m.num_persistables));
+                     binding_tensors(model, m.persistables, m.num_persistables));
     else
-      load_combined(m, nullptr, source);
+      load_combined(model, nullptr, source);
   } else if (m.embedded_params) {
     source = "the params embedded at build time";
     MemoryStreambuf buf(reinterpret_cast<const char*>(m.embedded_params), m.embedded_params_size);
     std::istream in(&buf);
-    load_combined(m, &in, source);
+    load_combined(model, &in, source);
   }
   for (int i = 0; i < m.num_persistables; ++i) {
     const VarBinding& b = m.persistables[i];
-    if (!b.tensor->initialized())
+    const Tensor& t = model.tensor(b);
+    if (!t.initialized())
       fail("persistable '" + std::string(b.name) + "' (" + declared_str(b) + ") has no value: " +
-           (m.startup ? "neither the startup program nor --params sets it"
+           (m.has_startup ? "neither the startup program nor --params sets it"
                       : "give --params FILE|DIR (this binary was built without a startup program)"));
-    check_against_declared(b, *b.tensor, source.empty() ? "the startup program" : source, false);
+    check_against_declared(b, t, source.empty() ? "the startup program" : source, false);
   }
 }
 
@@ -202,7 +206,7 @@ double scalar_value(const Tensor& t, const std::string& name) {
   }
 }
 
-int run_model_main(int argc, char** argv, const Model& m) {
+int run_model_main(int argc, char** argv, const ModelInfo& m) {
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--version") == 0) {
       std::printf("%s: compiled by fluidc %s from %s (sha256 %s)\n", argv[0], m.fluidc_version, m.program,
@@ -210,7 +214,8 @@ int run_model_main(int argc, char** argv, const Model& m) {
       return 0;
     }
   try {
-    return m.is_trainer ? run_trainer(m, argc, argv) : run_inference(m, argc, argv);
+    std::unique_ptr<Model> model(m.create());
+    return m.is_trainer ? run_trainer(*model, argc, argv) : run_inference(*model, argc, argv);
   } catch (const Error& e) {
     if (g_current_op)
       std::fprintf(stderr, "%s: error: block %d, op %d (%s): %s\n", argv[0], g_current_op->block, g_current_op->op,

@@ -38,6 +38,14 @@ class Pool {
   }
 
   void run(int64_t chunks, ChunkFn fn, int threads) {
+    // One caller at a time owns the workers (they hold one job). Another
+    // thread's model instance calling meanwhile runs its chunks itself:
+    // correct, and no slower than waiting for the workers to be free.
+    std::unique_lock<std::mutex> owner(owner_mu_, std::try_to_lock);
+    if (!owner.owns_lock()) {
+      for (int64_t i = 0; i < chunks; ++i) fn(i);
+      return;
+    }
     grow(threads - 1);
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -109,7 +117,7 @@ class Pool {
   }
 
   std::vector<std::thread> workers_;
-  std::mutex mu_, error_mu_;
+  std::mutex owner_mu_, mu_, error_mu_;
   std::condition_variable wake_;
   std::atomic<uint64_t> generation_{0};
   Job job_;

@@ -41,7 +41,10 @@ void set_num_threads(int n);
 /// Calls fn(i) for every i in [0, chunks) on up to num_threads() threads
 /// (the caller is one of them) and returns when all calls have returned.
 /// An exception from fn is rethrown here (the first one; the other chunks
-/// still run). Not reentrant: fn must not call parallel_for.
+/// still run). Not reentrant: fn must not call parallel_for. Safe to call
+/// from several threads at once (model instances on their own threads):
+/// one caller at a time gets the workers, the others run their chunks
+/// themselves.
 void parallel_for(int64_t chunks, ChunkFn fn);
 
 /// Cuts [0, total) into at most `parts` slices whose sizes are whole

@@ -35,6 +35,14 @@ const char* dtype_name(DType t) {
   return "unknown";
 }
 
+const char* device_name(Device d) {
+  switch (d) {
+    case Device::kCPU: return "cpu";
+    case Device::kCUDA: return "cuda";
+  }
+  return "unknown";
+}
+
 bool dtype_is_valid(int32_t code) {
   return dtype_size(static_cast<DType>(code)) != 0;
 }
@@ -78,26 +86,43 @@ std::string Shape::str() const {
   return s + "]";
 }
 
-Tensor::~Tensor() { std::free(data_); }
+Tensor::~Tensor() {
+  if (owns_) std::free(data_);
+}
 
 Tensor::Tensor(Tensor&& o) noexcept { *this = std::move(o); }
 
 Tensor& Tensor::operator=(Tensor&& o) noexcept {
   if (this != &o) {
-    std::free(data_);
+    if (owns_) std::free(data_);
     data_ = std::exchange(o.data_, nullptr);
     capacity_ = std::exchange(o.capacity_, 0);
     shape_ = o.shape_;
     dtype_ = o.dtype_;
+    device_ = std::exchange(o.device_, Device::kCPU);
+    owns_ = std::exchange(o.owns_, true);
     initialized_ = std::exchange(o.initialized_, false);
   }
   return *this;
+}
+
+void Tensor::view(void* data, size_t capacity, Device device) {
+  if (owns_) std::free(data_);
+  data_ = data;
+  capacity_ = capacity;
+  device_ = device;
+  owns_ = false;
+  shape_ = Shape();
+  initialized_ = false;
 }
 
 void Tensor::resize(const Shape& shape, DType dtype) {
   for (int i = 0; i < shape.rank; ++i)
     if (shape.d[i] < 0) fail("cannot allocate a tensor of shape " + shape.str());
   size_t need = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
+  if (need > capacity_ && !owns_)
+    fail("a view of " + std::to_string(capacity_) + " bytes of " + device_name(device_) +
+         " memory cannot hold " + dtype_name(dtype) + shape.str() + " (" + std::to_string(need) + " bytes)");
   if (need > capacity_) {
     // 64-byte alignment suits AVX-512 loads and oneDNN; round the size up
     // because aligned_alloc requires a multiple of the alignment.
@@ -115,11 +140,15 @@ void Tensor::resize(const Shape& shape, DType dtype) {
 
 void Tensor::copy_from(const Tensor& src) {
   if (&src == this) return;
+  if (device_ != Device::kCPU || src.device_ != Device::kCPU)
+    fail(std::string("copy_from between ") + device_name(src.device_) + " and " + device_name(device_) +
+         " memory needs the device runtime");
   resize(src.shape_, src.dtype_);
   if (src.nbytes()) std::memcpy(data_, src.data_, src.nbytes());
 }
 
 void Tensor::zero() {
+  if (device_ != Device::kCPU) fail(std::string("zero() of ") + device_name(device_) + " memory needs the device runtime");
   if (nbytes()) std::memset(data_, 0, nbytes());
 }
 

@@ -22,6 +22,15 @@ enum class DType : int32_t {
   kInt8 = 21,
 };
 
+/// Where a tensor's bytes live. Owned storage is host memory; device memory
+/// reaches a Tensor only as a view (a device arena hands it out), so the
+/// runtime library itself never needs a device API.
+enum class Device : uint8_t {
+  kCPU = 0,
+  kCUDA = 1,
+};
+const char* device_name(Device d);
+
 /// Bytes per element; 0 for a code that is not a tensor element type.
 size_t dtype_size(DType t);
 /// "float32", "int64", ... (Paddle/NumPy spelling).
@@ -47,9 +56,11 @@ struct Shape {
   std::string str() const;
 };
 
-/// A dense, row-major tensor that owns its storage. Storage only grows:
-/// resizing to a smaller or equal byte count reuses the buffer, so a step
-/// loop allocates nothing after its first iteration.
+/// A dense, row-major tensor. It either owns host storage, which only grows
+/// (resizing to a smaller or equal byte count reuses the buffer, so a step
+/// loop allocates nothing after its first iteration), or views memory it
+/// does not own (a slice of a memory plan's arena, possibly on a device),
+/// which never grows: resizing a view past its capacity throws Error.
 class Tensor {
  public:
   Tensor() = default;
@@ -59,13 +70,19 @@ class Tensor {
   Tensor(Tensor&& o) noexcept;
   Tensor& operator=(Tensor&& o) noexcept;
 
-  /// Sets shape and dtype, growing storage when needed. Contents are
-  /// unspecified afterwards unless the byte size did not change.
+  /// Makes this tensor a view of `capacity` bytes at `data` on `device`,
+  /// releasing storage it owned. The memory must outlive the view (or the
+  /// next view()/resize of an owned tensor); it holds no value until resized.
+  void view(void* data, size_t capacity, Device device = Device::kCPU);
+
+  /// Sets shape and dtype, growing owned storage when needed (a view that
+  /// is too small throws Error instead). Contents are unspecified
+  /// afterwards unless the byte size did not change.
   void resize(const Shape& shape, DType dtype);
   void resize(const Shape& shape) { resize(shape, dtype_); }
-  /// Deep copy of `src` (shape, dtype and data).
+  /// Deep copy of `src` (shape, dtype and data); both on the CPU.
   void copy_from(const Tensor& src);
-  /// Sets every byte to zero.
+  /// Sets every byte to zero (CPU only).
   void zero();
 
   const Shape& shape() const { return shape_; }
@@ -76,6 +93,11 @@ class Tensor {
   size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype_); }
   /// True once resize() has been called (a variable that holds a value).
   bool initialized() const { return initialized_; }
+  Device device() const { return device_; }
+  /// True when the bytes belong to someone else (see view()).
+  bool is_view() const { return !owns_; }
+  /// Bytes available without reallocating (a view: all it may ever hold).
+  size_t capacity() const { return capacity_; }
 
   void* raw() { return data_; }
   const void* raw() const { return data_; }
@@ -87,6 +109,8 @@ class Tensor {
   size_t capacity_ = 0;
   Shape shape_;
   DType dtype_ = DType::kFP32;
+  Device device_ = Device::kCPU;
+  bool owns_ = true;
   bool initialized_ = false;
 };
 

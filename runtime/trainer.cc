@@ -23,7 +23,7 @@
 namespace fluidc::rt {
 namespace {
 
-void print_help(const Model& m, const char* argv0) {
+void print_help(const ModelInfo& m, const char* argv0) {
   std::printf(
       "usage: %s --data NAME=FILE.npy ... [--batch-size N] [--epochs N | --steps N]\n"
       "          [--params FILE|DIR | --resume FILE] [--save FILE [--save-every N]] [--save-dir DIR] [--seed N]\n"
@@ -116,7 +116,7 @@ void check_outputs(const Flags& flags) {
 
 // Training data: one array per feed, all with the same number of rows, all
 // finite (a NaN in the data would train silently into NaN weights).
-int64_t load_data(const Model& m, const Flags& flags, std::vector<Tensor>& data) {
+int64_t load_data(const ModelInfo& m, const Flags& flags, std::vector<Tensor>& data) {
   const std::vector<std::string> files = files_for_inputs(m, flags, "data");
   data.resize(m.num_feeds);
   int64_t rows = -1;
@@ -138,12 +138,13 @@ int64_t load_data(const Model& m, const Flags& flags, std::vector<Tensor>& data)
 // Writes --save (and its progress file) and --save-dir, after checking that
 // every persistable is finite: a diverged run never replaces a good
 // checkpoint.
-void save_state(const Model& m, const Flags& flags, const TrainProgress& progress) {
+void save_state(Model& model, const Flags& flags, const TrainProgress& progress) {
+  const ModelInfo& m = model.info();
   std::vector<const Tensor*> state;
   for (int i = 0; i < m.num_persistables; ++i) {
-    check_finite(*m.persistables[i].tensor, "not saving after step " + std::to_string(progress.step) + ": '" +
+    check_finite(model.tensor(m.persistables[i]), "not saving after step " + std::to_string(progress.step) + ": '" +
                                                 std::string(m.persistables[i].name) + "'");
-    state.push_back(m.persistables[i].tensor);
+    state.push_back(&model.tensor(m.persistables[i]));
   }
   const auto names = binding_names(m.persistables, m.num_persistables);
   if (flags.has("save")) {
@@ -155,7 +156,8 @@ void save_state(const Model& m, const Flags& flags, const TrainProgress& progres
 
 }  // namespace
 
-int run_trainer(const Model& m, int argc, char** argv) {
+int run_trainer(Model& model, int argc, char** argv) {
+  const ModelInfo& m = model.info();
   if (wants_help(argc, argv)) {
     print_help(m, argv[0]);
     return 0;
@@ -177,7 +179,7 @@ int run_trainer(const Model& m, int argc, char** argv) {
   progress.seed = static_cast<uint64_t>(flags.get_int("seed", 0));
   std::mt19937_64 rng(progress.seed);
 
-  initialize_state(m, flags);
+  initialize_state(model, flags);
   TrainProgress saved;
   if (flags.has("resume") && read_progress(flags.get("resume"), &saved)) {
     if (saved.same_order_as(progress)) plan.first_step = saved.step;
@@ -209,10 +211,10 @@ int run_trainer(const Model& m, int argc, char** argv) {
     const int64_t in_epoch = step % plan.per_epoch;
     if (in_epoch == 0 && progress.shuffle) std::shuffle(order.begin(), order.end(), rng);
     const int64_t begin = in_epoch * plan.batch, count = std::min(plan.batch, rows - begin);
-    for (int i = 0; i < m.num_feeds; ++i) gather_rows(data[i], order, begin, count, *m.feeds[i].tensor);
-    m.run();
+    for (int i = 0; i < m.num_feeds; ++i) gather_rows(data[i], order, begin, count, model.tensor(m.feeds[i]));
+    model.run();
     g_current_op = nullptr;
-    loss = scalar_value(*m.loss->tensor, m.loss->name);
+    loss = scalar_value(model.tensor(*m.loss), m.loss->name);
     if (!std::isfinite(loss))
       fail("step " + std::to_string(step + 1) + ": the loss '" + m.loss->name + "' is " + std::to_string(loss) +
            "; stopping without saving (any earlier checkpoint is kept)");
@@ -230,7 +232,7 @@ int run_trainer(const Model& m, int argc, char** argv) {
     }
     if (plan.save_every > 0 && (step + 1) % plan.save_every == 0 && step + 1 < plan.steps) {
       progress.step = step + 1;
-      save_state(m, flags, progress);
+      save_state(model, flags, progress);
     }
   }
   const int64_t done = std::max<int64_t>(0, plan.steps - plan.first_step);
@@ -244,7 +246,7 @@ int run_trainer(const Model& m, int argc, char** argv) {
     write_npy(flags.get("losses-out"), t);
   }
   progress.step = std::max(plan.first_step, plan.steps);
-  save_state(m, flags, progress);
+  save_state(model, flags, progress);
   if (flags.has("save")) std::printf("saved %d persistables to %s\n", m.num_persistables, flags.get("save").c_str());
   if (flags.has("save-dir"))
     std::printf("saved %d persistables, one file each, to %s/\n", m.num_persistables, flags.get("save-dir").c_str());

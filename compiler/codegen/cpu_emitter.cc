@@ -1,4 +1,4 @@
-// compiler/codegen/cpu_emitter.cc - the CPU code generator: straight-line C++ over kernels/ functions.
+// compiler/codegen/cpu_emitter.cc - the code generator: a program becomes a class of straight-line C++ methods.
 #include "compiler/codegen/cpu_emitter.h"
 
 #include <fmt/format.h>
@@ -7,12 +7,14 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "compiler/codegen/emit_ctx.h"
 #include "compiler/codegen/escape.h"
 #include "compiler/codegen/fusion.h"
 #include "compiler/codegen/fusion_plan.h"
 #include "compiler/ir/attrs.h"
+#include "compiler/diagnostics.h"
 #include "compiler/ops/registry.h"
 #include "compiler/version.h"
 
@@ -71,23 +73,108 @@ const char* rt_dtype(pb::VarType::Type t) {
   }
 }
 
+// Identifiers a user-chosen namespace part must not be: C++ keywords that
+// could plausibly be typed, anything the implementation reserves, and the
+// namespaces generated code names unqualified (`std::`, `fluidc::rt::`),
+// which a part of that name would hide.
+bool plain_identifier(std::string_view s) {
+  static const std::set<std::string_view> kKeywords = {
+      "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const",
+      "constexpr", "continue", "default", "delete", "do", "double", "else", "enum", "explicit", "export", "extern",
+      "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
+      "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return",
+      "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try",
+      "typedef", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "std",
+      "fluidc"};
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9') || s.find("__") != std::string_view::npos) return false;
+  if (s[0] == '_' && s.size() > 1 && s[1] >= 'A' && s[1] <= 'Z') return false;
+  for (char ch : s)
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_')) return false;
+  return !kKeywords.count(s);
+}
+
+std::vector<std::string> namespace_parts(const std::string& ns) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t sep = ns.find("::", start);
+    parts.push_back(ns.substr(start, sep == std::string::npos ? std::string::npos : sep - start));
+    if (sep == std::string::npos) break;
+    start = sep + 2;
+  }
+  return parts;
+}
+
+// The generated class's namespace: the user's, checked (it is written into
+// code unescaped), or one from the file name and checksum, so that two
+// programs linked into one binary never share one.
+std::string model_namespace(const EmitOptions& o, const Program& main) {
+  if (!o.cpp_namespace.empty()) {
+    for (const auto& part : namespace_parts(o.cpp_namespace))
+      if (!plain_identifier(part))
+        user_error(fmt::format("--namespace {}: '{}' is not a plain C++ identifier "
+                               "(letters, digits, _; no keyword, std or fluidc)",
+                               cpp_string_literal(o.cpp_namespace), cpp_comment_text(part)));
+    return o.cpp_namespace;
+  }
+  std::string stem = o.main_name.substr(0, o.main_name.rfind('.'));
+  std::string id = "fluidc_gen_";
+  for (char ch : cpp_identifier(stem).substr(2) + "_" + main.sha256().substr(0, 8))
+    if (ch != '_' || id.back() != '_') id += ch;  // no "__": reserved
+  return id;
+}
+
+// A linker symbol unique to the namespace: each part length-prefixed, so
+// `a::b_c` and `a_b::c` differ.
+std::string params_symbol(const std::string& ns) {
+  std::string sym = "fluidc_params_";
+  for (const auto& part : namespace_parts(ns)) sym += std::to_string(part.size()) + part;
+  return sym;
+}
+
+// A variable's type as the generated code declares it: the inferred one
+// when inference knows it, else the VarDesc's.
+struct DeclType {
+  bool known = false;
+  pb::VarType::Type dtype = pb::VarType::FP32;
+  std::vector<int64_t> dims;
+};
+
 class Emitter {
  public:
-  Emitter(const Program& main, const Program* startup, const ProgramInfo& info, const CpuEmitOptions& opts)
-      : main_(main), startup_(startup), info_(info), opts_(opts) {}
+  Emitter(const Target& target, const Program& main, const Program* startup, const ProgramInfo& info,
+          const EmitOptions& opts)
+      : target_(target), main_(main), startup_(startup), info_(info), opts_(opts),
+        ns_(model_namespace(opts, main)) {}
 
-  std::string run() {
+  EmittedProgram run() {
     collect_vars(main_, "main");
     if (startup_) collect_vars(*startup_, "startup");
     assign_identifiers();
     std::string main_fns = emit_program(main_, "main");
     std::string startup_fns = startup_ ? emit_program(*startup_, "startup") : "";
+    std::ostringstream tables;
+    emit_tables(tables);
     std::ostringstream out;
     emit_prologue(out);
-    emit_variables(out);
-    out << attrs_.str() << "\n" << main_fns << startup_fns;
-    emit_model(out);
-    return out.str();
+    out << fmt::format("namespace {} {{\nnamespace {{\n\n", ns_);
+    target_.emit_namespace_prologue(out);
+    out << "\n// Where each op is (for error messages) and its kernel attributes: constants\n"
+           "// shared by every instance.\n";
+    out << attrs_.str() << "\n" << tables.str() << "\n}  // namespace\n\n";
+    if (opts_.embed_params)
+      out << fmt::format("extern \"C\" const unsigned char {0}[];\nextern \"C\" const unsigned char {0}_end[];\n\n",
+                         params_symbol(ns_));
+    out << "const fluidc::rt::ModelInfo& model_info();\n\n";
+    emit_class(out);
+    out << main_fns << startup_fns;
+    emit_info(out);
+    out << fmt::format("}}  // namespace {}\n", ns_);
+    if (opts_.emit_main)
+      out << fmt::format("\nint main(int argc, char** argv) {{\n"
+                         "  return fluidc::rt::run_model_main(argc, argv, {}::model_info());\n}}\n",
+                         ns_);
+    return {out.str(), ns_, opts_.embed_params ? params_symbol(ns_) : ""};
   }
 
  private:
@@ -117,6 +204,27 @@ class Emitter {
     }
   }
 
+  // Block 0's variables are the ones inference typed by name (sub-blocks
+  // may reuse a name for another variable); the rest keep their VarDesc.
+  DeclType decl_type(const VarSlot& slot) const {
+    DeclType t;
+    if (slot.block == 0 && opts_.types) {
+      auto it = opts_.types->find(slot.name);
+      if (it != opts_.types->end() && it->second.known) {
+        t.known = true;
+        t.dtype = it->second.dtype;
+        t.dims = it->second.dims;
+        return t;
+      }
+    }
+    if (const auto* td = tensor_desc(*slot.desc)) {
+      t.known = true;
+      t.dtype = td->data_type();
+      t.dims.assign(td->dims().begin(), td->dims().end());
+    }
+    return t;
+  }
+
   // The identifier of `name` as seen from `block` of program `p`: resolved
   // to its defining block at compile time, like Paddle's scope lookup.
   const std::string* resolve(const Program& p, const std::string& prefix, int block, const std::string& name) {
@@ -132,33 +240,43 @@ class Emitter {
     if (startup_) out << fmt::format("// startup program: {} (sha256 {})\n", cpp_comment_text(opts_.startup_name),
                          startup_->sha256());
     out << "// Regenerate with `fluidc emit`; edits here are lost.\n\n";
-    out << "#include <algorithm>\n#include <array>\n#include <limits>\n#include <vector>\n\n#include \"runtime/model.h\"\n#include \"runtime/step_stack.h\"\n#include \"runtime/tensor_array.h\"\n";
-    for (const auto& f : families_) out << fmt::format("#include \"kernels/{}.h\"\n", f);
-    out << "\nnamespace {\n\nnamespace k = fluidc::kernels;\nusing fluidc::rt::OpSite;\nusing fluidc::rt::Tensor;\n"
-           "using fluidc::rt::TensorArray;\nusing fluidc::rt::g_current_op;\n\n";
+    target_.emit_prologue(out, families_);
+    out << "\n";
   }
 
-  void emit_variables(std::ostringstream& out) {
-    out << "// Program variables, one per name and scope: block 0 of the main and the\n"
-           "// startup program share them by name, as they share a scope in Paddle.\n";
+  // The class: one instance holds all of the program's state, so a process
+  // may hold several (threads, a trainer beside an evaluator, two models).
+  void emit_class(std::ostringstream& out) {
+    out << fmt::format("/// {} compiled: every variable a member, every block a method.\n",
+                       cpp_comment_text(opts_.main_name));
+    out << "class Model final : public fluidc::rt::Model {\n public:\n";
+    out << fmt::format("  Model() : fluidc::rt::Model(model_info(), {}) {{}}\n", slots_.empty() ? "nullptr" : "slots_");
+    out << "  void run() override { main_block0(); }\n";
+    out << fmt::format("  void startup() override {{{}}}\n\n private:\n", startup_ ? " startup_block0(); " : "");
+    for (const auto& fn : block_fns_) out << fmt::format("  void {}();\n", fn);
+    out << "\n  // Program variables, one per name and scope: block 0 of the main and the\n"
+           "  // startup program share them by name, as they share a scope in Paddle.\n";
     for (const auto& [key, slot] : vars_) {
-      const auto* td = tensor_desc(*slot.desc);
-      std::string type = td ? dtype_str(td->data_type()) + dims_str(td->dims()) : "?";
-      out << fmt::format("{} {};  // {}: {}{}{}\n", holds_array(*slot.desc) ? "TensorArray" : "Tensor",
-                         idents_.at(key), cpp_comment_text(slot.name), holds_array(*slot.desc) ? "array of " : "", type,
+      const DeclType t = decl_type(slot);
+      std::string type = t.known ? dtype_str(t.dtype) + dims_str(t.dims) : "?";
+      out << fmt::format("  {} {};  // {}: {}{}{}\n", target_.storage_type(holds_array(*slot.desc)), idents_.at(key),
+                         cpp_comment_text(slot.name), holds_array(*slot.desc) ? "array of " : "", type,
                          slot.block ? fmt::format(", block {}", slot.block)
                                     : slot.desc->persistable() ? ", persistable" : "");
     }
-    out << "\n";
+    if (!members_.str().empty()) out << "\n  // State of control-flow ops, kept from one run to the next.\n" << members_.str();
+    if (!slots_.empty()) {
+      std::vector<std::string> ptrs;
+      for (const auto& id : slots_) ptrs.push_back("&" + id);
+      out << "\n  // What the runtime reaches by name: VarBinding::slot indexes this.\n";
+      out << fmt::format("  Tensor* const slots_[{}] = {{{}}};\n", slots_.size(), fmt::join(ptrs, ", "));
+    }
+    out << "};\n\n";
   }
 
   std::string emit_program(const Program& p, const std::string& prefix) {
     std::ostringstream fns;
-    // Blocks call their sub-blocks' functions: declare them all first.
-    if (p.num_blocks() > 1) {
-      for (int b = 0; b < p.num_blocks(); ++b) fns << fmt::format("void {}_block{}();\n", prefix, b);
-      fns << "\n";
-    }
+    for (int b = 0; b < p.num_blocks(); ++b) block_fns_.push_back(fmt::format("{}_block{}", prefix, b));
     for (int b = p.num_blocks() - 1; b >= 0; --b) {
       std::ostringstream body;
       const auto& block = p.block(b);
@@ -174,7 +292,7 @@ class Emitter {
         }
         emit_op(p, prefix, b, i, body);
       }
-      fns << fmt::format("// {} program, block {}{}\nvoid {}_block{}() {{\n{}}}\n\n", prefix, b,
+      fns << fmt::format("// {} program, block {}{}\nvoid Model::{}_block{}() {{\n{}}}\n\n", prefix, b,
                          b ? fmt::format(" (parent {})", block.parent_idx()) : "", prefix, b, body.str());
     }
     return fns.str();
@@ -233,71 +351,80 @@ class Emitter {
     body << fmt::format("  g_current_op = &{};\n", site);
     EmitCtx ctx(
         p, b, op, *def, [&](int blk, const std::string& name) { return resolve(p, prefix, blk, name); },
-        [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs, body, attrs_, families_);
-    if (def->emit_cpu) {
-      def->emit_cpu(ctx);
-      return;
-    }
-    emit_kernel_call(ctx);
+        [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs, body, members_, families_);
+    target_.emit_op(ctx);
   }
 
-  // The VarBinding table for `names`, with a dims array per variable.
+  // The VarBinding table for `names`, with a dims array per variable; each
+  // variable gets the next slot of the class's slots_ the first time.
   std::string bindings(std::ostringstream& out, const std::string& table, const std::vector<std::string>& names) {
     if (names.empty()) return "nullptr";
     std::vector<std::string> rows;
     for (const auto& name : names) {
       auto it = vars_.find(name);
       if (it == vars_.end()) internal_error("binding a non-tensor variable " + name);
-      const auto* td = tensor_desc(*it->second.desc);
-      std::vector<int64_t> dims = td ? std::vector<int64_t>(td->dims().begin(), td->dims().end()) : std::vector<int64_t>{};
-      const char* dt = td ? rt_dtype(td->data_type()) : "kFP32";
+      const DeclType t = decl_type(it->second);
+      const char* dt = t.known ? rt_dtype(t.dtype) : "kFP32";
       if (!dt) dt = "kFP32";
-      std::string dims_ident = fmt::format("d_{}", idents_.at(name).substr(2));
+      const std::string& id = idents_.at(name);
+      std::string dims_ident = fmt::format("d_{}", id.substr(2));
       if (dims_emitted_.insert(dims_ident).second)
-        out << fmt::format("const int64_t {}[] = {{{}}};\n", dims_ident, dims.empty() ? "0" : fmt::format("{}", fmt::join(dims, ", ")));
-      rows.push_back(fmt::format("    {{{}, &{}, fluidc::rt::DType::{}, {}, {}}},", cpp_string_literal(name),
-                                 idents_.at(name), dt, dims.size(), dims_ident));
+        out << fmt::format("const int64_t {}[] = {{{}}};\n", dims_ident,
+                           t.dims.empty() ? "0" : fmt::format("{}", fmt::join(t.dims, ", ")));
+      auto [slot, fresh] = slot_of_.emplace(id, slots_.size());
+      if (fresh) slots_.push_back(id);
+      rows.push_back(fmt::format("    {{{}, {}, fluidc::rt::DType::{}, {}, {}}},  // {}", cpp_string_literal(name),
+                                 slot->second, dt, t.dims.size(), dims_ident, id));
     }
     out << fmt::format("const fluidc::rt::VarBinding {}[] = {{\n{}\n}};\n", table, fmt::join(rows, "\n"));
     return table;
   }
 
-  void emit_model(std::ostringstream& out) {
-    out << "// What the runtime driver needs to know about this program.\n";
-    std::string feeds = bindings(out, "kFeeds", info_.feeds);
-    std::string fetches = bindings(out, "kFetches", info_.fetches);
-    std::string persist = bindings(out, "kPersistables", info_.persistables);
-    std::string params = bindings(out, "kParameters", info_.parameters);
-    std::string loss = "nullptr";
-    if (!info_.loss.empty()) loss = "&" + bindings(out, "kLoss", {info_.loss}) + "[0]";
-    out << "\n}  // namespace\n\n";
-    if (opts_.embed_params)
-      out << "extern \"C\" const unsigned char fluidc_embedded_params[];\n"
-             "extern \"C\" const unsigned char fluidc_embedded_params_end[];\n\n";
-    out << "int main(int argc, char** argv) {\n  static const fluidc::rt::Model model = {\n";
-    out << fmt::format("      {}, \"{}\", \"{}\", {},\n", cpp_string_literal(opts_.main_name), main_.sha256(),
-                       kFluidcVersion, info_.is_trainer ? "true" : "false");
-    auto count = [](const std::vector<std::string>& v) { return v.size(); };
-    out << fmt::format("      {}, {}, {}, {}, {}, {}, {}, {},\n", feeds, count(info_.feeds), fetches,
-                       count(info_.fetches), persist, count(info_.persistables), params, count(info_.parameters));
-    out << fmt::format("      {}, main_block0, {},\n", loss, startup_ ? "startup_block0" : "nullptr");
-    if (opts_.embed_params)
-      out << "      fluidc_embedded_params,\n"
-             "      static_cast<size_t>(fluidc_embedded_params_end - fluidc_embedded_params)};\n";
-    else
-      out << "      nullptr, 0};\n";
-    out << "  return fluidc::rt::run_model_main(argc, argv, model);\n}\n";
+  void emit_tables(std::ostringstream& out) {
+    out << "// The variables the runtime driver reaches by name.\n";
+    feeds_ = bindings(out, "kFeeds", info_.feeds);
+    fetches_ = bindings(out, "kFetches", info_.fetches);
+    persist_ = bindings(out, "kPersistables", info_.persistables);
+    params_ = bindings(out, "kParameters", info_.parameters);
+    loss_ = "nullptr";
+    if (!info_.loss.empty()) loss_ = "&" + bindings(out, "kLoss", {info_.loss}) + "[0]";
   }
 
+  // What the runtime driver needs to know about this program, and how to
+  // make an instance of it.
+  void emit_info(std::ostringstream& out) {
+    out << "namespace {\n\nfluidc::rt::Model* create() { return new Model; }\n\n";
+    out << "const fluidc::rt::ModelInfo kInfo = {\n";
+    out << fmt::format("    {}, \"{}\", \"{}\", {},\n", cpp_string_literal(opts_.main_name), main_.sha256(),
+                       kFluidcVersion, info_.is_trainer ? "true" : "false");
+    auto count = [](const std::vector<std::string>& v) { return v.size(); };
+    out << fmt::format("    {}, {}, {}, {}, {}, {}, {}, {},\n", feeds_, count(info_.feeds), fetches_,
+                       count(info_.fetches), persist_, count(info_.persistables), params_, count(info_.parameters));
+    out << fmt::format("    {}, {},\n", loss_, startup_ ? "true" : "false");
+    if (opts_.embed_params)
+      out << fmt::format("    {0}, static_cast<size_t>({0}_end - {0}),\n", params_symbol(ns_));
+    else
+      out << "    nullptr, 0,\n";
+    out << "    create};\n\n}  // namespace\n\n";
+    out << "const fluidc::rt::ModelInfo& model_info() { return kInfo; }\n\n";
+  }
+
+  const Target& target_;
   const Program& main_;
   const Program* startup_;
   const ProgramInfo& info_;
-  const CpuEmitOptions& opts_;
+  const EmitOptions& opts_;
+  const std::string ns_;
   std::map<std::string, VarSlot> vars_;  // by scope_key
   std::map<std::string, std::string> idents_;
   std::set<std::string> families_;
   std::set<std::string> dims_emitted_;
+  std::vector<std::string> block_fns_;
+  std::vector<std::string> slots_;           // identifiers, in slot order
+  std::map<std::string, size_t> slot_of_;
+  std::string feeds_, fetches_, persist_, params_, loss_;
   std::ostringstream attrs_;
+  std::ostringstream members_;
 };
 
 }  // namespace
@@ -308,44 +435,14 @@ const std::string& EmitCtx::var_in(int block, const std::string& name) const {
   return *id;
 }
 
-void emit_kernel_call(EmitCtx& c) {
-  std::vector<std::string> args;
-  std::string pre;
-  auto add_slots = [&](const std::vector<ops::SlotDef>& slots, bool inputs) {
-    for (const auto& s : slots) {
-      auto names = inputs ? op_inputs(c.op(), s.name) : op_outputs(c.op(), s.name);
-      if (s.duplicable) {
-        // Output positions matter (X@GRAD[i] belongs to X[i]): an empty entry is nullptr.
-        std::vector<std::string> raw;
-        for (const auto& v : inputs ? c.op().inputs() : c.op().outputs())
-          if (v.parameter() == s.name) raw.assign(v.arguments().begin(), v.arguments().end());
-        std::string arr = fmt::format("{}_{}", inputs ? "in" : "out", cpp_identifier(s.name).substr(2));
-        std::vector<std::string> ptrs;
-        // Inputs keep only real variables (kernels take what is there).
-        if (inputs) raw = names;
-        for (const auto& n : raw) ptrs.push_back(is_empty_var_name(n) ? "nullptr" : "&" + c.var(n));
-        names = raw;
-        pre += fmt::format("    {}Tensor* const {}[] = {{{}}};\n", inputs ? "const " : "", arr, fmt::join(ptrs, ", "));
-        args.push_back(arr);
-        args.push_back(std::to_string(names.size()));
-      } else if (names.empty()) {
-        args.push_back("nullptr");
-      } else {
-        args.push_back((s.optional ? "&" : "") + c.var(names[0]));
-      }
-    }
-  };
-  add_slots(c.def().inputs, true);
-  add_slots(c.def().outputs, false);
-  if (!c.attrs().empty()) args.push_back(c.attrs());
-  std::string call = fmt::format("k::{}({});\n", c.op().type(), fmt::join(args, ", "));
-  if (pre.empty()) c.body() << "  " << call;
-  else c.body() << "  {\n" << pre << "    " << call << "  }\n";
+EmittedProgram emit_program(const Target& target, const Program& main, const Program* startup,
+                            const ProgramInfo& info, const EmitOptions& options) {
+  return Emitter(target, main, startup, info, options).run();
 }
 
 std::string emit_cpu_program(const Program& main, const Program* startup, const ProgramInfo& info,
-                             const CpuEmitOptions& options) {
-  return Emitter(main, startup, info, options).run();
+                             const EmitOptions& options) {
+  return emit_program(cpu_target(), main, startup, info, options).source;
 }
 
 }  // namespace fluidc

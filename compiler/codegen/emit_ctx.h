@@ -20,10 +20,10 @@ class EmitCtx {
   using BlockNamer = std::function<std::string(int)>;
 
   EmitCtx(const Program& prog, int block, const pb::OpDesc& op, const ops::OpDef& def, Resolver resolve,
-          BlockNamer block_fn, std::string attrs_ident, std::ostringstream& body, std::ostringstream& globals,
+          BlockNamer block_fn, std::string attrs_ident, std::ostringstream& body, std::ostringstream& members,
           std::set<std::string>& families)
       : prog_(prog), block_(block), op_(op), def_(def), resolve_(std::move(resolve)), block_fn_(std::move(block_fn)),
-        attrs_ident_(std::move(attrs_ident)), body_(body), globals_(globals), families_(families) {}
+        attrs_ident_(std::move(attrs_ident)), body_(body), members_(members), families_(families) {}
 
   const Program& program() const { return prog_; }
   int block() const { return block_; }
@@ -44,9 +44,9 @@ class EmitCtx {
   const std::string& attrs() const { return attrs_ident_; }
   /// Statements of the block function; write whole lines, indented 2.
   std::ostringstream& body() { return body_; }
-  /// Namespace-scope definitions the op's code needs (state kept across
-  /// runs); whole lines.
-  std::ostringstream& globals() { return globals_; }
+  /// Data members of the generated class the op's code needs (state kept
+  /// from one run to the next, per instance); whole lines, indented 2.
+  std::ostringstream& members() { return members_; }
   /// Makes the generated file include kernels/<family>.h, for hooks that
   /// call kernels of another family than their op's.
   void use_kernels(const std::string& family) { families_.insert(family); }
@@ -60,13 +60,13 @@ class EmitCtx {
   BlockNamer block_fn_;
   std::string attrs_ident_;
   std::ostringstream& body_;
-  std::ostringstream& globals_;
+  std::ostringstream& members_;
   std::set<std::string>& families_;
 };
 
 /// Writes the generic call `k::<type>(inputs..., outputs..., attrs);` for the
-/// op in `c`: the calling convention of kernels/*.h. Emit hooks that only
-/// special-case some instances of an op fall back to it.
+/// op in `c`: the CPU target's calling convention (kernels/*.h). Emit hooks
+/// that only special-case some instances of an op fall back to it.
 void emit_kernel_call(EmitCtx& c);
 
 }  // namespace fluidc

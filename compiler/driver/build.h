@@ -16,6 +16,8 @@ struct BuildOptions {
   std::string save_temps;     ///< keep generated sources here
   int opt_level = 2;
   bool fuse = true;           ///< --no-fuse: the fuse pass does not run (one kernel call per op)
+  std::string cpp_namespace;  ///< --namespace: of the generated class (default: from file name and checksum)
+  bool emit_main = true;      ///< --no-main (emit only): sources to link into other code
   bool verbose = false;
   /// Build a trainer from a forward or inference program (the training
   /// passes run first: strip-inference, loss with --label, autodiff, optimizer).

@@ -32,8 +32,10 @@ usage:
       Build a trainer from a forward-only or exported inference program: fluidc appends
       the backward pass (autodiff) and the optimizer itself. With --label, --loss names
       the model output and the loss is built from it and a new label feed.
-  fluidc emit MAIN [same options] -o DIR
+  fluidc emit MAIN [same options] [--namespace NS] [--no-main] -o DIR
       Write the generated C++ and a CMakeLists.txt that builds it, instead of building.
+      The program becomes class NS::Model with NS::model_info() (runtime/model.h);
+      --no-main leaves out main() so several programs link into one binary.
   fluidc opt PROGRAM [--passes=PASS,...] [training options] [--startup S]
              [--startup-out S2] [--print-after=PASS|all] -o OUT.pdmodel|OUT.pbtxt
       Run the pipeline's passes (strip-inference, loss, autodiff, optimizer, fuse; default
@@ -126,6 +128,8 @@ Args parse(int argc, char** argv, int first) {
     else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') a.build.opt_level = arg[2] - '0';
     else if (arg == "-v" || arg == "--verbose") a.build.verbose = true;
     else if (arg == "--no-fuse") a.build.fuse = false;
+    else if (is("--namespace")) a.build.cpp_namespace = value(i, "--namespace");
+    else if (arg == "--no-main") a.build.emit_main = false;
     else if (arg == "--all-attrs") a.all_attrs = true;
     else if (arg.size() > 1 && arg[0] == '-') usage_error(fmt::format("unknown option '{}'", arg));
     else a.positional.push_back(arg);

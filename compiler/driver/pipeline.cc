@@ -121,8 +121,10 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   // The rewritten programs must verify and infer like any input; from here
   // on main is frozen: the passes below only add side tables, which name
   // its ops and variables.
-  PipelineResult res{rewrote ? check_program(Program::from_desc(s.main, s.main_origin)).program : main, std::nullopt,
-                     {}, {}, {}};
+  // An unchanged input is checked again only for its inferred types, which
+  // codegen uses (the Program itself, and its file checksum, stay as loaded).
+  CheckedProgram final_main = check_program(rewrote ? Program::from_desc(s.main, s.main_origin) : main);
+  PipelineResult res{std::move(final_main.program), std::nullopt, {}, std::move(final_main.types), {}, {}};
   if (rewrote && s.has_startup) res.startup.emplace(check_program(Program::from_desc(s.startup, s.startup_origin)).program);
   else res.startup = startup;
   Diagnostics diags;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "compiler/codegen/fusion_plan.h"
 #include "compiler/ir/program.h"
 #include "compiler/ir/program_info.h"
+#include "compiler/shape_infer.h"
 #include "transpilers/optimizer.h"
 
 namespace fluidc {
@@ -60,6 +62,7 @@ struct PipelineResult {
   Program main;
   std::optional<Program> startup;
   ProgramInfo info;                 ///< feeds, fetches (with --fetch), persistables, loss
+  std::map<std::string, TensorType> types;  ///< main's inferred types (they reach codegen)
   FusionPlan fusion;                ///< empty unless `fuse` ran
   std::vector<std::string> ran;     ///< the passes that ran, in order
 };

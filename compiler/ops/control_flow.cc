@@ -199,7 +199,7 @@ void emit_while(EmitCtx& c) {
   }
   StepRecord r = step_record(c.program(), op_inputs(c.op(), "X"), op_outputs(c.op(), "Out"), c.block(), body);
   const std::string steps = steps_ident(c.op());
-  c.globals() << fmt::format("fluidc::rt::StepStack {};  // iterations of the while in block {}\n", steps, c.block());
+  c.members() << fmt::format("  fluidc::rt::StepStack {};  // iterations of the while in block {}\n", steps, c.block());
   c.body() << fmt::format("  {}.clear();\n  while (k::condition_holds({}, \"while\")) {{\n", steps, cond);
   c.body() << fmt::format("    std::vector<Tensor>& rec = {}.push({});\n", steps, r.loop_vars.size() + r.locals.size());
   size_t slot = 0;
@@ -225,7 +225,7 @@ void emit_while_grad(EmitCtx& c) {
   c.use_kernels("fill");         // fill_zeros_like
   c.use_kernels("elementwise");  // summing gradients over steps
   const std::string stash = "stash_" + steps.substr(6);
-  c.globals() << fmt::format("Tensor {}[{}];  // loop variables' final values while {} is replayed\n", stash,
+  c.members() << fmt::format("  Tensor {}[{}];  // loop variables' final values while {} is replayed\n", stash,
                              std::max<size_t>(1, r.loop_vars.size()), steps);
   auto& o = c.body();
   o << "  {\n";

@@ -59,3 +59,23 @@ TEST_CASE("an exception in a chunk reaches the caller after all chunks ran", "[p
   CHECK(again.load() == 5);
   set_num_threads(1);
 }
+
+TEST_CASE("parallel_for from several threads at once: every chunk of every caller exactly once", "[parallel]") {
+  // Model instances on their own threads call the GEMMs concurrently; the
+  // workers hold one job, so a second caller must not overwrite the first's.
+  set_num_threads(4);
+  constexpr int kCallers = 3, kJobs = 500, kChunks = 7;
+  std::vector<std::thread> callers;
+  std::atomic<int> wrong{0};
+  for (int c = 0; c < kCallers; ++c)
+    callers.emplace_back([&] {
+      for (int job = 0; job < kJobs; ++job) {
+        std::vector<std::atomic<int>> hits(kChunks);
+        parallel_for(kChunks, [&](int64_t i) { hits[static_cast<size_t>(i)].fetch_add(1); });
+        for (auto& h : hits) wrong += h.load() != 1;
+      }
+    });
+  for (auto& t : callers) t.join();
+  set_num_threads(1);
+  REQUIRE(wrong.load() == 0);
+}

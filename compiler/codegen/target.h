@@ -1,0 +1,69 @@
+// compiler/codegen/target.h - what code generation and the build driver ask of a target (CPU now, CUDA next).
+//
+// The emitter (cpu_emitter.cc) owns what every target shares: one class per
+// program, a member per variable, a method per block, the ops in program
+// order, the description table the runtime reads. A Target supplies what
+// differs: the prologue (headers, namespaces), how a variable is stored, how
+// an op's kernel is called, and the recipe that builds the sources. A CUDA
+// target would store device tensors, call kernels with a stream and build
+// with nvcc, behind the same five questions.
+#pragma once
+
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fluidc {
+
+class EmitCtx;
+
+/// What a target's build recipe needs to know about one generated program.
+struct BuildRecipe {
+  std::string source_dir;             ///< where the generated files lie
+  std::vector<std::string> sources;   ///< file names in source_dir, compiled and linked together
+  std::string output;                 ///< the executable (absolute path); unused by cmake_lists
+  int opt_level = 2;
+  /// The sources have no main() (`--no-main`): cmake_lists makes a static
+  /// library for other code to link instead of an executable.
+  bool library = false;
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  /// "cpu", "cuda": shown in diagnostics.
+  virtual const char* name() const = 0;
+
+  // ---- code generation -------------------------------------------------
+  /// File name of the generated program source ("model.cc").
+  virtual const char* source_file() const = 0;
+  /// Everything between the banner and the program's namespace: #includes
+  /// (kernels/<family>.h for each family used) and nothing stateful.
+  virtual void emit_prologue(std::ostream& out, const std::set<std::string>& kernel_families) const = 0;
+  /// using-declarations at the top of the program's namespace, which the
+  /// op hooks' code relies on (`k::`, `Tensor`, `g_current_op`).
+  virtual void emit_namespace_prologue(std::ostream& out) const = 0;
+  /// The C++ type of a variable's storage member.
+  virtual const char* storage_type(bool tensor_array) const = 0;
+  /// One op's code in this target's kernel calling convention (the op's
+  /// own emit hook for this target when it has one).
+  virtual void emit_op(EmitCtx& c) const = 0;
+
+  // ---- build recipe ----------------------------------------------------
+  /// Files written beside the source that place combined params (already
+  /// written as params.bin) in the binary under `symbol`; (name, text) pairs.
+  virtual std::vector<std::pair<std::string, std::string>> params_files(const std::string& symbol) const = 0;
+  /// argv that compiles and links the recipe's sources into its output.
+  virtual std::vector<std::string> compile_command(const BuildRecipe& recipe) const = 0;
+  /// A CMakeLists.txt that builds the same sources into `model` (an
+  /// executable, or a static library when recipe.library).
+  virtual std::string cmake_lists(const BuildRecipe& recipe) const = 0;
+};
+
+/// The CPU target: C++ over kernels/*.h, clang++ (or $CXX).
+const Target& cpu_target();
+
+}  // namespace fluidc
