@@ -7,7 +7,7 @@
 #include <map>
 
 #include "compiler/ir/attrs.h"
-#include "compiler/ir/program_info.h"
+#include "compiler/analysis/program_info.h"
 #include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
 

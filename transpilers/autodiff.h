@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/program.h"
 
 namespace fluidc {

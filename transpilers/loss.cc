@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/diagnostics.h"
-#include "compiler/ir/program_info.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/analysis/program_info.h"
 #include "compiler/ops/grad_util.h"
 
 namespace fluidc {

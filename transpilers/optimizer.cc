@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/ir/program_info.h"
+#include "compiler/analysis/program_info.h"
 #include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "compiler/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/program.h"
 #include "transpilers/autodiff.h"
 

@@ -9,12 +9,12 @@
 #include <sstream>
 #include <string_view>
 
-#include "compiler/codegen/emit_ctx.h"
-#include "compiler/codegen/escape.h"
+#include "compiler/ops/emit_ctx.h"
+#include "compiler/support/escape.h"
 #include "compiler/codegen/fusion.h"
 #include "compiler/codegen/fusion_plan.h"
 #include "compiler/ir/attrs.h"
-#include "compiler/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ops/registry.h"
 #include "compiler/version.h"
 
@@ -351,7 +351,8 @@ class Emitter {
     body << fmt::format("  g_current_op = &{};\n", site);
     EmitCtx ctx(
         p, b, op, *def, [&](int blk, const std::string& name) { return resolve(p, prefix, blk, name); },
-        [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs, body, members_, families_);
+        [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs, body, members_, families_,
+        [this](EmitCtx& c) { target_.emit_kernel_call(c); });
     target_.emit_op(ctx);
   }
 
@@ -428,12 +429,6 @@ class Emitter {
 };
 
 }  // namespace
-
-const std::string& EmitCtx::var_in(int block, const std::string& name) const {
-  const std::string* id = resolve_(block, name);
-  if (!id) internal_error(fmt::format("op {} uses {}, which holds no tensor in scope", op_.type(), name));
-  return *id;
-}
 
 EmittedProgram emit_program(const Target& target, const Program& main, const Program* startup,
                             const ProgramInfo& info, const EmitOptions& options) {

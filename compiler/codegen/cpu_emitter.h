@@ -4,11 +4,11 @@
 #include <map>
 #include <string>
 
-#include "compiler/codegen/escape.h"
+#include "compiler/support/escape.h"
 #include "compiler/codegen/target.h"
 #include "compiler/ir/program.h"
-#include "compiler/ir/program_info.h"
-#include "compiler/shape_infer.h"
+#include "compiler/analysis/program_info.h"
+#include "compiler/ops/shape_ctx.h"
 
 namespace fluidc {
 

@@ -3,8 +3,8 @@
 
 #include <cstdlib>
 
-#include "compiler/codegen/emit_ctx.h"
-#include "compiler/codegen/escape.h"
+#include "compiler/ops/emit_ctx.h"
+#include "compiler/support/escape.h"
 #include "compiler/codegen/target.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/version.h"
@@ -50,9 +50,11 @@ class CpuTarget final : public Target {
 
   const char* storage_type(bool tensor_array) const override { return tensor_array ? "TensorArray" : "Tensor"; }
 
+  void emit_kernel_call(EmitCtx& c) const override;
+
   void emit_op(EmitCtx& c) const override {
     if (c.def().emit_cpu) c.def().emit_cpu(c);
-    else emit_kernel_call(c);
+    else c.kernel_call();
   }
 
   // The assembler file that places params.bin in the binary's read-only data.
@@ -114,7 +116,7 @@ class CpuTarget final : public Target {
 
 }  // namespace
 
-void emit_kernel_call(EmitCtx& c) {
+void CpuTarget::emit_kernel_call(EmitCtx& c) const {
   std::vector<std::string> args;
   std::string pre;
   auto add_slots = [&](const std::vector<ops::SlotDef>& slots, bool inputs) {

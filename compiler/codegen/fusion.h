@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "compiler/ir/program.h"
-#include "compiler/ir/program_info.h"
+#include "compiler/analysis/program_info.h"
 
 namespace fluidc {
 

@@ -51,6 +51,11 @@ class Target {
   /// One op's code in this target's kernel calling convention (the op's
   /// own emit hook for this target when it has one).
   virtual void emit_op(EmitCtx& c) const = 0;
+  /// The generic call of the op in `c`, which emit hooks fall back to
+  /// through EmitCtx::kernel_call(): on the CPU `k::<type>(inputs...,
+  /// outputs..., attrs);` (required slots by reference, optional ones by
+  /// pointer, duplicable ones as an array plus count).
+  virtual void emit_kernel_call(EmitCtx& c) const = 0;
 
   // ---- build recipe ----------------------------------------------------
   /// Files written beside the source that place combined params (already

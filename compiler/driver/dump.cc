@@ -7,13 +7,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler/analysis/shape_infer.h"
 #include "compiler/codegen/fusion_plan.h"
 #include "compiler/driver/build.h"
+#include "compiler/analysis/program_info.h"
 #include "compiler/ir/attrs.h"
-#include "compiler/ir/program_info.h"
 #include "compiler/ops/registry.h"
-#include "compiler/shape_infer.h"
-#include "compiler/verify.h"
+#include "compiler/ops/shape_ctx.h"
+#include "compiler/analysis/verify.h"
 
 namespace fluidc {
 namespace {

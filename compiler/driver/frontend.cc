@@ -5,9 +5,10 @@
 
 #include <set>
 
+#include "compiler/analysis/shape_infer.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/registry.h"
-#include "compiler/verify.h"
+#include "compiler/analysis/verify.h"
 
 namespace fluidc {
 

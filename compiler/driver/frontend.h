@@ -5,8 +5,8 @@
 #include <string>
 
 #include "compiler/ir/program.h"
-#include "compiler/ir/program_info.h"
-#include "compiler/shape_infer.h"
+#include "compiler/analysis/program_info.h"
+#include "compiler/ops/shape_ctx.h"
 
 namespace fluidc {
 

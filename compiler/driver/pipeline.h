@@ -9,8 +9,8 @@
 
 #include "compiler/codegen/fusion_plan.h"
 #include "compiler/ir/program.h"
-#include "compiler/ir/program_info.h"
-#include "compiler/shape_infer.h"
+#include "compiler/analysis/program_info.h"
+#include "compiler/ops/shape_ctx.h"
 #include "transpilers/optimizer.h"
 
 namespace fluidc {

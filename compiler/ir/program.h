@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "framework.pb.h"
 
 namespace fluidc {

@@ -3,7 +3,7 @@
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
-#include "compiler/shape_infer.h"
+#include "compiler/ops/shape_ctx.h"
 #include "kernels/shapes/activation.h"
 
 namespace fluidc::ops {

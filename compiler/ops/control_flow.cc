@@ -7,13 +7,13 @@
 
 #include <algorithm>
 
-#include "compiler/codegen/escape.h"
-#include "compiler/codegen/emit_ctx.h"
+#include "compiler/support/escape.h"
+#include "compiler/ops/emit_ctx.h"
 #include "compiler/ir/attrs.h"
-#include "compiler/ir/program_info.h"
+#include "compiler/ir/op_role.h"
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
-#include "compiler/shape_infer.h"
+#include "compiler/ops/shape_ctx.h"
 #include "kernels/compare.h"
 #include "kernels/control.h"
 #include "kernels/shapes/control.h"

@@ -1,13 +1,13 @@
 // compiler/ops/fill.cc - tensor creation and copies: fill_constant, *_like, assign, cast, random init.
 #include <fmt/format.h>
 
-#include "compiler/codegen/emit_ctx.h"
+#include "compiler/ops/emit_ctx.h"
 #include "compiler/ir/attrs.h"
-#include "compiler/ir/program_info.h"
+#include "compiler/ir/op_role.h"
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
-#include "compiler/shape_infer.h"
+#include "compiler/ops/shape_ctx.h"
 #include "kernels/fill.h"
 #include "kernels/shapes/fill.h"
 
@@ -132,7 +132,7 @@ void emit_fill_constant(EmitCtx& c) {
   bool seeds_loss = !loss_name.empty() && outs.size() == 1 && c.has_var(loss_name);
   std::vector<int64_t> shape = attr_ints(c.op(), "shape");
   if (!seeds_loss || shape.empty()) {  // a 0-D seed already matches a 0-D loss
-    emit_kernel_call(c);
+    c.kernel_call();
     return;
   }
   int64_t count = 1;
@@ -142,7 +142,7 @@ void emit_fill_constant(EmitCtx& c) {
   c.body() << fmt::format("    k::fill_any_like({}, {}, k::FillAnyLikeAttrs{{{}.value, {}.dtype}});\n", loss,
                           c.var(outs[0]), c.attrs(), c.attrs());
   c.body() << "  } else {\n  ";
-  emit_kernel_call(c);
+  c.kernel_call();
   c.body() << "  }\n";
 }
 

@@ -1,7 +1,7 @@
 // compiler/ops/matmul.cc - mul, matmul (v1) and matmul_v2 with their grads: the GEMM ops.
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
-#include "compiler/shape_infer.h"
+#include "compiler/ops/shape_ctx.h"
 #include "kernels/shapes/matmul.h"
 
 namespace fluidc::ops {

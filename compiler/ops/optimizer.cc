@@ -1,6 +1,6 @@
 // compiler/ops/optimizer.cc - sgd, momentum and adam: the ops that make a program a trainer.
 #include "compiler/ops/registry.h"
-#include "compiler/shape_infer.h"
+#include "compiler/ops/shape_ctx.h"
 
 namespace fluidc::ops {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "compiler/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace fluidc::ops {
 

@@ -4,7 +4,7 @@
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
-#include "compiler/shape_infer.h"
+#include "compiler/ops/shape_ctx.h"
 #include "kernels/shapes/tensor_manip.h"
 
 namespace fluidc::ops {

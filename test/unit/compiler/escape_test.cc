@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "compiler/codegen/escape.h"
+#include "compiler/support/escape.h"
 
 namespace fluidc {
 namespace {

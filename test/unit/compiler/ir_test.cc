@@ -6,7 +6,7 @@
 
 #include "compiler/ir/program.h"
 #include "compiler/ir/sha256.h"
-#include "compiler/shape_infer.h"
+#include "compiler/ops/shape_ctx.h"
 
 using namespace fluidc;
 

@@ -2,7 +2,7 @@
 //
 // For each op emitted as the generic call, an instance with every slot
 // filled and every kernel attribute set is put through the emitter's own
-// emit_kernel_call; the attribute struct is filled by name as the emitter
+// generic kernel call (Target::emit_kernel_call); the attribute struct is filled by name as the emitter
 // fills it. All calls go into one file, compiled with clang++ -fsyntax-only
 // against the kernel headers; each error line is traced back to its op, so
 // a slot order, slot kind, attribute name or struct name that disagrees with
@@ -23,7 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/codegen/emit_ctx.h"
+#include "compiler/codegen/target.h"
+#include "compiler/ops/emit_ctx.h"
 #include "compiler/ops/registry.h"
 
 using namespace fluidc;
@@ -109,8 +110,9 @@ Generated generate(const std::vector<const ops::OpDef*>& defs) {
           auto it = idents.find(name);
           return it == idents.end() ? nullptr : &it->second;
         },
-        [](int b) { return fmt::format("block{}", b); }, attrs, body, globals, fams);
-    emit_kernel_call(ctx);
+        [](int b) { return fmt::format("block{}", b); }, attrs, body, globals, fams,
+        [](EmitCtx& c) { cpu_target().emit_kernel_call(c); });
+    ctx.kernel_call();
     std::string text = fmt::format("void call_{}() {{\n{}{}}}\n", n, fn.str(), body.str());
     g.op_at_line[line] = def.type;
     line += static_cast<int>(std::count(text.begin(), text.end(), '\n'));

@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "compiler/ir/program.h"
-#include "compiler/shape_infer.h"
+#include "compiler/analysis/shape_infer.h"
+#include "compiler/ops/shape_ctx.h"
 #include "kernels/activation.h"
 #include "kernels/control.h"
 #include "kernels/elementwise.h"

@@ -1,11 +1,11 @@
-// compiler/shape_infer.h - dtype and shape inference over a program, with -1 for run-time dims.
+// compiler/ops/shape_ctx.h - dtype and shape inference over a program, with -1 for run-time dims.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include "compiler/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/program.h"
 #include "compiler/ops/op_def.h"
 #include "runtime/tensor.h"
@@ -52,12 +52,6 @@ class ShapeCtx {
 
 /// The declared type of a variable (its VarDesc), unknown for non-tensors.
 TensorType declared_type(const pb::VarDesc& var);
-
-/// Runs every op's infer_shape over all blocks in order. Inferred types
-/// refine declared ones (a declared -1 becomes a known dim); a conflict
-/// between a known inferred dim and a known declared dim is an error.
-/// Returns the type of every variable, keyed by name.
-std::map<std::string, TensorType> infer_shapes(const Program& prog, Diagnostics& diags);
 
 namespace shape_rules {
 // Reusable infer_shape hooks shared by several op families.

@@ -1,5 +1,5 @@
-// compiler/codegen/escape.cc - string literals, comment text and identifiers for generated code.
-#include "compiler/codegen/escape.h"
+// compiler/support/escape.cc - string literals, comment text and identifiers for generated code.
+#include "compiler/support/escape.h"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
-// compiler/shape_infer.cc - the inference driver and the shape rules shared by op families.
-#include "compiler/shape_infer.h"
+// compiler/ops/shape_ctx.cc - ShapeCtx, declared types and the shape rules shared by op families.
+#include "compiler/ops/shape_ctx.h"
 
 #include <fmt/format.h>
 
 #include "compiler/ir/attrs.h"
-#include "compiler/ir/program_info.h"
+#include "compiler/ir/op_role.h"
 #include "compiler/ops/registry.h"
 #include "kernels/shapes/broadcast.h"
 
@@ -70,22 +70,6 @@ TensorType declared_type(const pb::VarDesc& var) {
   t.dtype = td->data_type();
   t.dims.assign(td->dims().begin(), td->dims().end());
   return t;
-}
-
-std::map<std::string, TensorType> infer_shapes(const Program& prog, Diagnostics& diags) {
-  std::map<std::string, TensorType> types;
-  for (int b = 0; b < prog.num_blocks(); ++b)
-    for (const auto& v : prog.block(b).vars()) types.emplace(v.name(), declared_type(v));
-  for (int b = 0; b < prog.num_blocks(); ++b) {
-    const auto& block = prog.block(b);
-    for (int i = 0; i < block.ops_size(); ++i) {
-      const ops::OpDef* def = ops::find_op(block.ops(i).type());
-      if (!def || !def->infer_shape) continue;
-      ShapeCtx ctx(prog, b, i, types, diags);
-      def->infer_shape(ctx);
-    }
-  }
-  return types;
 }
 
 namespace shape_rules {

@@ -1,5 +1,5 @@
-// compiler/ir/program_info.cc - deriving feeds, fetches, state and loss from a ProgramDesc.
-#include "compiler/ir/program_info.h"
+// compiler/analysis/program_info.cc - deriving feeds, fetches, state and loss from a ProgramDesc.
+#include "compiler/analysis/program_info.h"
 
 #include <fmt/format.h>
 
@@ -55,24 +55,6 @@ std::vector<std::string> feeds_by_dataflow(const Program& prog) {
 }
 
 }  // namespace
-
-std::string marked_loss(const pb::BlockDesc& block) {
-  std::vector<std::string> candidates;
-  std::set<std::string> seeded;
-  for (const auto& op : block.ops()) {
-    int64_t role = attr_int(op, "op_role", 0);
-    if (!(role & kOpRoleLoss)) continue;
-    for (const auto& out : op.outputs())
-      for (const auto& name : out.arguments()) {
-        if (role & kOpRoleBackward) seeded.insert(name);
-        else if (candidates.empty() || candidates.back() != name) candidates.push_back(name);
-      }
-  }
-  if (candidates.size() == 1) return candidates[0];
-  for (const auto& c : candidates)
-    if (seeded.count(grad_var_name(c))) return c;
-  return "";
-}
 
 ProgramInfo analyze_program(const Program& prog, const std::string& loss_override, Diagnostics& diags) {
   ProgramInfo info;

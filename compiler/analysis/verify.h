@@ -1,7 +1,7 @@
-// compiler/verify.h - structural and semantic checks of a program before anything else runs.
+// compiler/analysis/verify.h - structural and semantic checks of a program before anything else runs.
 #pragma once
 
-#include "compiler/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/program.h"
 
 namespace fluidc {

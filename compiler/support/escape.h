@@ -1,4 +1,4 @@
-// compiler/codegen/escape.h - the one way a string from the program (or the command line) reaches generated code.
+// compiler/support/escape.h - the one way a string from the program (or the command line) reaches generated code.
 //
 // A program file is untrusted input (docs/security.md). Every name,
 // attribute string or file name that the code generator writes into

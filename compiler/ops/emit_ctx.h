@@ -1,4 +1,4 @@
-// compiler/codegen/emit_ctx.h - what an op's emit hook sees: its op, names of its tensors, the output stream.
+// compiler/ops/emit_ctx.h - what an op's emit hook sees: its op, names of its tensors, the output stream.
 #pragma once
 
 #include <functional>
@@ -9,6 +9,7 @@
 
 #include "compiler/ir/program.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/support/diagnostics.h"
 
 namespace fluidc {
 
@@ -18,12 +19,16 @@ class EmitCtx {
  public:
   using Resolver = std::function<const std::string*(int, const std::string&)>;  ///< (block, name); nullptr: no tensor
   using BlockNamer = std::function<std::string(int)>;
+  /// The target's generic kernel call for the op in the context (its
+  /// calling convention; see codegen/target.h).
+  using KernelCall = std::function<void(EmitCtx&)>;
 
   EmitCtx(const Program& prog, int block, const pb::OpDesc& op, const ops::OpDef& def, Resolver resolve,
           BlockNamer block_fn, std::string attrs_ident, std::ostringstream& body, std::ostringstream& members,
-          std::set<std::string>& families)
+          std::set<std::string>& families, KernelCall kernel_call)
       : prog_(prog), block_(block), op_(op), def_(def), resolve_(std::move(resolve)), block_fn_(std::move(block_fn)),
-        attrs_ident_(std::move(attrs_ident)), body_(body), members_(members), families_(families) {}
+        attrs_ident_(std::move(attrs_ident)), body_(body), members_(members), families_(families),
+        kernel_call_(std::move(kernel_call)) {}
 
   const Program& program() const { return prog_; }
   int block() const { return block_; }
@@ -37,7 +42,11 @@ class EmitCtx {
   /// The identifier of `name` as seen from another block of the program
   /// (a sub-block the op runs); nullptr when it holds no tensor there.
   const std::string* find_in(int block, const std::string& name) const { return resolve_(block, name); }
-  const std::string& var_in(int block, const std::string& name) const;
+  const std::string& var_in(int block, const std::string& name) const {
+    const std::string* id = resolve_(block, name);
+    if (!id) internal_error("op " + op_.type() + " uses " + name + ", which holds no tensor in scope");
+    return *id;
+  }
   /// Name of the generated function that runs block `b` of this program.
   std::string block_fn(int b) const { return block_fn_(b); }
   /// Identifier of this op's hoisted kernel-attribute constant ("" if none).
@@ -50,6 +59,10 @@ class EmitCtx {
   /// Makes the generated file include kernels/<family>.h, for hooks that
   /// call kernels of another family than their op's.
   void use_kernels(const std::string& family) { families_.insert(family); }
+  /// Writes the target's generic call `k::<type>(inputs..., outputs...,
+  /// attrs);` for this op. Emit hooks that only special-case some
+  /// instances of an op fall back to it.
+  void kernel_call() { kernel_call_(*this); }
 
  private:
   const Program& prog_;
@@ -62,11 +75,8 @@ class EmitCtx {
   std::ostringstream& body_;
   std::ostringstream& members_;
   std::set<std::string>& families_;
+  KernelCall kernel_call_;
 };
 
-/// Writes the generic call `k::<type>(inputs..., outputs..., attrs);` for the
-/// op in `c`: the CPU target's calling convention (kernels/*.h). Emit hooks
-/// that only special-case some instances of an op fall back to it.
-void emit_kernel_call(EmitCtx& c);
 
 }  // namespace fluidc

@@ -1,4 +1,4 @@
-// compiler/diagnostics.h - located user errors (bad input) versus internal errors (our bugs).
+// compiler/support/diagnostics.h - located user errors (bad input) versus internal errors (our bugs).
 #pragma once
 
 #include <stdexcept>

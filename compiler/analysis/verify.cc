@@ -1,5 +1,5 @@
-// compiler/verify.cc - the program verifier: every message names file, block, op and variable.
-#include "compiler/verify.h"
+// compiler/analysis/verify.cc - the program verifier: every message names file, block, op and variable.
+#include "compiler/analysis/verify.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
-// compiler/diagnostics.cc - rendering and collecting located diagnostics.
-#include "compiler/diagnostics.h"
+// compiler/support/diagnostics.cc - rendering and collecting located diagnostics.
+#include "compiler/support/diagnostics.h"
 
 #include <fmt/format.h>
 
