@@ -1,6 +1,8 @@
 // compiler/ops/optimizer.cc - sgd, momentum and adam: the ops that make a program a trainer.
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
+#include "kernels/optimizer.h"
 
 namespace fluidc::ops {
 namespace {
@@ -42,9 +44,7 @@ void add_optimizer_ops(std::vector<OpDef>& t) {
                .family = "optimizer",
                .inputs = {{"Param"}, {"Grad"}, {"Velocity"}, {"LearningRate"}},
                .outputs = {{"ParamOut"}, {"VelocityOut"}},
-               .attrs = {{"mu", pb::FLOAT, true}, {"use_nesterov", pb::BOOLEAN},
-                         {"regularization_method", pb::STRING}, {"regularization_coeff", pb::FLOAT},
-                         {"rescale_grad", pb::FLOAT}},
+               .attrs = kernel_attrs<kernels::MomentumAttrs>(),
                .attrs_struct = "MomentumAttrs",
                .traits = traits,
                .infer_shape = shape_rules::outs_like_inputs,
@@ -55,8 +55,7 @@ void add_optimizer_ops(std::vector<OpDef>& t) {
                           {"Beta2Pow"}, {"Beta1Tensor", true}, {"Beta2Tensor", true}, {"EpsilonTensor", true}},
                .outputs = {{"ParamOut"}, {"Moment1Out"}, {"Moment2Out"}, {"Beta1PowOut", true},
                            {"Beta2PowOut", true}},
-               .attrs = {{"beta1", pb::FLOAT}, {"beta2", pb::FLOAT}, {"epsilon", pb::FLOAT},
-                         {"lazy_mode", pb::BOOLEAN}, {"use_global_beta_pow", pb::BOOLEAN}},
+               .attrs = kernel_attrs<kernels::AdamAttrs>(),
                .attrs_struct = "AdamAttrs",
                .traits = traits,
                .infer_shape = shape_rules::outs_like_inputs,
