@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/shapes/fill.h"
 
@@ -110,13 +111,25 @@ void set_global_seed(uint64_t seed) {
   g_next.store(0);
 }
 
-void fill_constant(Tensor& out, const FillConstantAttrs& attrs) {
+void fill_constant(const Tensor* value_tensor, const Tensor* shape_tensor, const Tensor* const* shape_list,
+                   int num_shape_list, Tensor& out, const FillConstantAttrs& attrs) {
   const char* op = "fill_constant";
   const DType dt = dtype_from_code(op, "dtype", attrs.dtype);
-  const Shape s = shape_from_attr(op, attrs.shape);
+  // Run-time shapes are read into a vector of their own; the attribute is
+  // used in place (no allocation in steady state).
+  std::vector<int64_t> run_time_shape;
+  if (shape_tensor)
+    run_time_shape = int_values(op, "ShapeTensor", *shape_tensor);
+  else if (num_shape_list > 0)
+    run_time_shape = int_list_values(op, "ShapeTensorList", shape_list, num_shape_list);
+  const Shape s = shape_from_attr(op, shape_tensor || num_shape_list > 0 ? run_time_shape : attrs.shape);
+  // Read before out is resized: the value tensor may be out itself.
+  const double run_time_value = value_tensor ? scalar_of(op, "ValueTensor", *value_tensor) : 0;
   visit_all(op, "dtype", dt, [&](auto tag) {
     using T = decltype(tag);
-    const T v = attrs.str_value.empty() ? convert<T>(attrs.value) : parse_value<T>(op, attrs.str_value);
+    const T v = value_tensor              ? convert<T>(run_time_value)
+                : attrs.str_value.empty() ? convert<T>(attrs.value)
+                                          : parse_value<T>(op, attrs.str_value);
     out.resize(s, dt);
     fill_with<T>(out, v);
   });

@@ -77,3 +77,45 @@ TEST_CASE("a while body that changes a loop variable's shape makes the changed d
   CHECK(r.types["x"].dims == std::vector<int64_t>{-1, 3});
   CHECK(r.types["twice"].dims == std::vector<int64_t>{-1, 3});  // the body inferred again from the widened x
 }
+
+TEST_CASE("slice bounds from tensors with the empty attributes Paddle writes", "[shape]") {
+  // Before: "axes, starts and ends differ in length (1, 0, 0)".
+  const std::string text = "blocks { idx: 0 parent_idx: -1 " + var("x", {4, 6}) + var("out", {}) +
+                           var("s", {1}, "INT32") + var("e", {1}, "INT64") + " ops { type: \"slice\" " +
+                           in("Input", {"x"}) + in("StartsTensor", {"s"}) + in("EndsTensor", {"e"}) +
+                           "outputs { parameter: \"Out\" arguments: \"out\" } "
+                           "attrs { name: \"axes\" type: INTS ints: 1 } attrs { name: \"starts\" type: INTS } "
+                           "attrs { name: \"ends\" type: INTS } } }";
+  Result r = infer(text);
+  INFO(r.diags.str());
+  CHECK_FALSE(r.diags.has_errors());
+  CHECK(r.types["out"].dims == std::vector<int64_t>{4, -1});
+  // Attribute bounds of the wrong length are named as such.
+  Result bad = infer("blocks { idx: 0 parent_idx: -1 " + var("x", {4, 6}) + var("out", {}) +
+                     " ops { type: \"slice\" " + in("Input", {"x"}) +
+                     "outputs { parameter: \"Out\" arguments: \"out\" } attrs { name: \"axes\" type: INTS ints: 1 } "
+                     "attrs { name: \"starts\" type: INTS ints: 0 } attrs { name: \"ends\" type: INTS } } }");
+  CHECK(bad.diags.str().find("ends has 0 values for 1 axes") != std::string::npos);
+}
+
+TEST_CASE("reshape2 and fill_constant shapes from tensors: the rank is known, the dims at run time", "[shape]") {
+  const std::string text =
+      "blocks { idx: 0 parent_idx: -1 " + var("x", {2, 6}) + var("a", {}) + var("b", {}) + var("c", {}) +
+      var("d", {}) + var("shape", {3}, "INT32") + var("d0", {1}, "INT64") + var("d1", {1}, "INT64") +
+      " ops { type: \"reshape2\" " + in("X", {"x"}) + in("Shape", {"shape"}) +
+      "outputs { parameter: \"Out\" arguments: \"a\" } attrs { name: \"shape\" type: INTS ints: 12 } } "
+      " ops { type: \"reshape2\" " + in("X", {"x"}) + in("ShapeTensor", {"d0", "d1"}) +
+      "outputs { parameter: \"Out\" arguments: \"b\" } attrs { name: \"shape\" type: INTS } } "
+      " ops { type: \"fill_constant\" " + in("ShapeTensor", {"shape"}) +
+      "outputs { parameter: \"Out\" arguments: \"c\" } attrs { name: \"dtype\" type: INT i: 3 } } "
+      " ops { type: \"fill_constant\" " + in("ShapeTensorList", {"d0", "d1"}) +
+      "outputs { parameter: \"Out\" arguments: \"d\" } attrs { name: \"dtype\" type: INT i: 5 } } }";
+  Result r = infer(text);
+  INFO(r.diags.str());
+  CHECK_FALSE(r.diags.has_errors());
+  CHECK(r.types["a"].dims == std::vector<int64_t>{-1, -1, -1});
+  CHECK(r.types["b"].dims == std::vector<int64_t>{-1, -1});
+  CHECK(r.types["c"].dims == std::vector<int64_t>{-1, -1, -1});
+  CHECK(r.types["c"].dtype == pb::VarType::INT64);
+  CHECK(r.types["d"].dims == std::vector<int64_t>{-1, -1});
+}
