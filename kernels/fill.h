@@ -132,9 +132,21 @@ void cast(const Tensor& x, Tensor& out, const CastAttrs& attrs);
 /// Out = uniform samples in [min, max). Our own counter-based generator
 /// (splitmix64), not Paddle's bits: seed != 0 gives the same numbers on
 /// every call; seed == 0 draws the next numbers of the global stream.
-void uniform_random(Tensor& out, const UniformRandomAttrs& attrs);
+/// ShapeTensor / ShapeTensorList win over `shape` as for fill_constant.
+void uniform_random(const Tensor* shape_tensor, const Tensor* const* shape_list, int num_shape_list, Tensor& out,
+                    const UniformRandomAttrs& attrs);
+/// uniform_random with the attribute's shape.
+inline void uniform_random(Tensor& out, const UniformRandomAttrs& attrs) {
+  uniform_random(nullptr, nullptr, 0, out, attrs);
+}
 /// Out = normal samples with `mean` and `std` (Box-Muller over the same
 /// generator and seed rules as uniform_random).
-void gaussian_random(Tensor& out, const GaussianRandomAttrs& attrs);
+/// ShapeTensor / ShapeTensorList win over `shape` as for fill_constant.
+void gaussian_random(const Tensor* shape_tensor, const Tensor* const* shape_list, int num_shape_list, Tensor& out,
+                     const GaussianRandomAttrs& attrs);
+/// gaussian_random with the attribute's shape.
+inline void gaussian_random(Tensor& out, const GaussianRandomAttrs& attrs) {
+  gaussian_random(nullptr, nullptr, 0, out, attrs);
+}
 
 }  // namespace fluidc::kernels

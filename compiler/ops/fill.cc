@@ -41,12 +41,13 @@ void infer_from_shape_attr(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
-// fill_constant's shape may come from tensors (ShapeTensor, else
+// The creating ops' shape may come from tensors (ShapeTensor, else
 // ShapeTensorList, win over the attribute): the rank is known from them, the
 // dims only at run time.
-void infer_fill_constant(ShapeCtx& c) {
+template <class Attrs>
+void infer_from_shape_inputs(ShapeCtx& c) {
   const bool from_tensor = c.has_input("ShapeTensor");
-  if (!from_tensor && !c.has_input("ShapeTensorList")) return infer_from_shape_attr<kernels::FillConstantAttrs>(c);
+  if (!from_tensor && !c.has_input("ShapeTensorList")) return infer_from_shape_attr<Attrs>(c);
   int64_t rank = c.num_inputs("ShapeTensorList");
   if (from_tensor) {
     const TensorType& st = c.input("ShapeTensor");
@@ -59,7 +60,7 @@ void infer_fill_constant(ShapeCtx& c) {
   }
   TensorType out;
   out.known = true;
-  out.dtype = dtype_attr(c, "dtype", static_cast<pb::VarType::Type>(kernels::FillConstantAttrs{}.dtype));
+  out.dtype = dtype_attr(c, "dtype", static_cast<pb::VarType::Type>(Attrs{}.dtype));
   out.dims.assign(static_cast<size_t>(rank), -1);
   c.set_output("Out", out);
 }
@@ -188,7 +189,7 @@ void add_fill_ops(std::vector<OpDef>& t) {
                .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::FillConstantAttrs>(),
                .attrs_struct = "FillConstantAttrs",
-               .infer_shape = infer_fill_constant,
+               .infer_shape = infer_from_shape_inputs<kernels::FillConstantAttrs>,
                .emit_cpu = emit_fill_constant});
   t.push_back({.type = "assign_value",
                .family = "",
@@ -210,18 +211,20 @@ void add_fill_ops(std::vector<OpDef>& t) {
                .grad = "cast", .make_grad = cast_grad, .infer_shape = infer_cast});
   t.push_back({.type = "uniform_random",
                .family = "fill",
+               .inputs = {{"ShapeTensor", true}, {"ShapeTensorList", true, true}},
                .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::UniformRandomAttrs>(),
                .attrs_struct = "UniformRandomAttrs",
                .traits = kRandom,
-               .infer_shape = infer_from_shape_attr<kernels::UniformRandomAttrs>});
+               .infer_shape = infer_from_shape_inputs<kernels::UniformRandomAttrs>});
   t.push_back({.type = "gaussian_random",
                .family = "fill",
+               .inputs = {{"ShapeTensor", true}, {"ShapeTensorList", true, true}},
                .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::GaussianRandomAttrs>(),
                .attrs_struct = "GaussianRandomAttrs",
                .traits = kRandom,
-               .infer_shape = infer_from_shape_attr<kernels::GaussianRandomAttrs>});
+               .infer_shape = infer_from_shape_inputs<kernels::GaussianRandomAttrs>});
 }
 
 }  // namespace fluidc::ops

@@ -91,3 +91,19 @@ TEST_CASE("scale: ScaleTensor wins over the scale attribute", "[attr_tensors]") 
   kernels::scale(x, &si, x, a);  // in place
   CHECK(values(x) == std::vector<double>{0, -1, -2});
 }
+
+TEST_CASE("uniform_random and gaussian_random: shape tensors win over the attribute", "[attr_tensors]") {
+  Tensor out;
+  Tensor shape = i32(Shape{2}, {3, 2});
+  kernels::UniformRandomAttrs u;
+  u.shape = {1};
+  u.seed = 7;
+  kernels::uniform_random(&shape, nullptr, 0, out, u);
+  CHECK(out.shape() == Shape{3, 2});
+  Tensor d0 = i64(Shape{1}, {5});
+  const Tensor* list[] = {&d0};
+  kernels::GaussianRandomAttrs g;
+  g.seed = 7;
+  kernels::gaussian_random(nullptr, list, 1, out, g);
+  CHECK(out.shape() == Shape{5});
+}
