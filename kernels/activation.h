@@ -63,7 +63,11 @@ void square_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad);
 /// Out = X * scale + bias, or (X + bias) * scale when !bias_after_scale.
 /// scale and bias are first converted to X's dtype (as Paddle does, so an
 /// integer tensor scaled by 2.5 is scaled by 2).
-void scale(const Tensor& x, Tensor& out, const ScaleAttrs& attrs);
+/// A ScaleTensor (one element, any numeric dtype), when the program
+/// computes the factor at run time, wins over the `scale` attribute.
+void scale(const Tensor& x, const Tensor* scale_tensor, Tensor& out, const ScaleAttrs& attrs);
+/// scale by the attribute.
+inline void scale(const Tensor& x, Tensor& out, const ScaleAttrs& attrs) { scale(x, nullptr, out, attrs); }
 
 /// Out = exp(X - max) / sum(exp(X - max)) along `axis` (negative counts from
 /// the end). As in Paddle, X - max is clipped below at -64 before exp, so no

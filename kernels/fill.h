@@ -108,7 +108,16 @@ void set_global_seed(uint64_t seed);
 /// is non-empty it wins and is parsed as a number ("inf", "-inf", "nan",
 /// "true", "false" too): integer dtypes parse it as an integer, so int64
 /// values beyond float precision survive.
-void fill_constant(Tensor& out, const FillConstantAttrs& attrs);
+/// Values a program computes at run time win over the attributes, as in
+/// Paddle: ValueTensor (one element, any numeric dtype) over value and
+/// str_value; ShapeTensor (a 1-D int32/int64 tensor) over ShapeTensorList
+/// (one 1-element int tensor per dim) over shape.
+void fill_constant(const Tensor* value_tensor, const Tensor* shape_tensor, const Tensor* const* shape_list,
+                   int num_shape_list, Tensor& out, const FillConstantAttrs& attrs);
+/// fill_constant with the attributes' shape and value.
+inline void fill_constant(Tensor& out, const FillConstantAttrs& attrs) {
+  fill_constant(nullptr, nullptr, nullptr, 0, out, attrs);
+}
 /// Out = X's shape filled with `value`, in `dtype` (-1 = X's dtype).
 void fill_any_like(const Tensor& x, Tensor& out, const FillAnyLikeAttrs& attrs);
 /// Out = zeros of X's shape and dtype.
@@ -123,9 +132,21 @@ void cast(const Tensor& x, Tensor& out, const CastAttrs& attrs);
 /// Out = uniform samples in [min, max). Our own counter-based generator
 /// (splitmix64), not Paddle's bits: seed != 0 gives the same numbers on
 /// every call; seed == 0 draws the next numbers of the global stream.
-void uniform_random(Tensor& out, const UniformRandomAttrs& attrs);
+/// ShapeTensor / ShapeTensorList win over `shape` as for fill_constant.
+void uniform_random(const Tensor* shape_tensor, const Tensor* const* shape_list, int num_shape_list, Tensor& out,
+                    const UniformRandomAttrs& attrs);
+/// uniform_random with the attribute's shape.
+inline void uniform_random(Tensor& out, const UniformRandomAttrs& attrs) {
+  uniform_random(nullptr, nullptr, 0, out, attrs);
+}
 /// Out = normal samples with `mean` and `std` (Box-Muller over the same
 /// generator and seed rules as uniform_random).
-void gaussian_random(Tensor& out, const GaussianRandomAttrs& attrs);
+/// ShapeTensor / ShapeTensorList win over `shape` as for fill_constant.
+void gaussian_random(const Tensor* shape_tensor, const Tensor* const* shape_list, int num_shape_list, Tensor& out,
+                     const GaussianRandomAttrs& attrs);
+/// gaussian_random with the attribute's shape.
+inline void gaussian_random(Tensor& out, const GaussianRandomAttrs& attrs) {
+  gaussian_random(nullptr, nullptr, 0, out, attrs);
+}
 
 }  // namespace fluidc::kernels

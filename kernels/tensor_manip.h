@@ -18,12 +18,21 @@ struct Reshape2Attrs {
   /// The attributes by Paddle name (see kernels/attr_fields.h).
   template <class F>
   static void fields(F&& f) {
-    f("shape", &Reshape2Attrs::shape, kRequiredAttr);
+    // Not required: a program may give the shape as a Shape/ShapeTensor input only.
+    f("shape", &Reshape2Attrs::shape);
   }
 };
 /// Out = X with a new shape; XShape (when given) records X's dims as
 /// [0, X dims...] holding no data, as Paddle does, for reshape2_grad.
-void reshape2(const Tensor& x, Tensor& out, Tensor* x_shape, const Reshape2Attrs& attrs);
+/// The shape a program computes at run time wins over the attribute:
+/// ShapeTensor (one 1-element int32/int64 tensor per dim), else Shape (a 1-D
+/// int tensor); their values follow the attribute's rules (0 copies, one -1).
+void reshape2(const Tensor& x, const Tensor* shape, const Tensor* const* shape_tensor, int num_shape_tensor,
+              Tensor& out, Tensor* x_shape, const Reshape2Attrs& attrs);
+/// reshape2 with the attribute's shape.
+inline void reshape2(const Tensor& x, Tensor& out, Tensor* x_shape, const Reshape2Attrs& attrs) {
+  reshape2(x, nullptr, nullptr, 0, out, x_shape, attrs);
+}
 /// X@GRAD = Out@GRAD reshaped to the dims recorded in XShape.
 void reshape2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_grad);
 
@@ -41,15 +50,16 @@ struct SliceAttrs {
   template <class F>
   static void fields(F&& f) {
     f("axes", &SliceAttrs::axes, kRequiredAttr);
-    f("starts", &SliceAttrs::starts, kRequiredAttr);
-    f("ends", &SliceAttrs::ends, kRequiredAttr);
+    // Not required: Paddle leaves them empty when StartsTensor/EndsTensor give the bounds.
+    f("starts", &SliceAttrs::starts);
+    f("ends", &SliceAttrs::ends);
     f("infer_flags", &SliceAttrs::infer_flags);
     f("decrease_axis", &SliceAttrs::decrease_axis);
   }
 };
 /// Run-time bounds, when the program computes them, replace the attributes:
-/// StartsTensor/EndsTensor (an int tensor with one entry per axis) or
-/// StartsTensorList/EndsTensorList (one 1-element int tensor per axis).
+/// StartsTensor/EndsTensor (an int32/int64 tensor with one value per axis),
+/// else StartsTensorList/EndsTensorList (one 1-element int tensor per axis).
 void slice(const Tensor& input, const Tensor* starts_tensor, const Tensor* ends_tensor,
            const Tensor* const* starts_list, int num_starts, const Tensor* const* ends_list, int num_ends,
            Tensor& out, const SliceAttrs& attrs);

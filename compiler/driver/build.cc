@@ -106,7 +106,9 @@ struct Loaded {
 
 // The inputs, verified first so that problems are reported against them.
 Loaded load_inputs(const BuildOptions& o) {
-  Loaded in{load_checked(o.main_path).program, std::nullopt};
+  CheckedProgram main = load_checked(o.main_path);
+  fmt::print(stderr, "{}", main.diags.str());  // warnings (e.g. declared dims the inferred ones replace)
+  Loaded in{std::move(main.program), std::nullopt};
   if (!o.startup_path.empty()) in.startup.emplace(load_checked(o.startup_path).program);
   return in;
 }

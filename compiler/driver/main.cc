@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/analysis/shape_infer.h"
 #include "compiler/driver/build.h"
 #include "compiler/driver/dump.h"
 #include "compiler/driver/frontend.h"
@@ -50,6 +51,9 @@ usage:
   fluidc ops
       List the supported ops: gradient op, CPU path, CUDA path.
   fluidc --version | --help
+
+--strict-shapes (build, emit, opt, check): a declared VarDesc dim that conflicts with the
+inferred one is an error; by default the inferred shape wins, with a warning.
 
 Exit status: 0 success, 1 bad input (located diagnostics on stderr), 2 usage error.
 See docs/cli.md for details.
@@ -128,6 +132,7 @@ Args parse(int argc, char** argv, int first) {
     else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') a.build.opt_level = arg[2] - '0';
     else if (arg == "-v" || arg == "--verbose") a.build.verbose = true;
     else if (arg == "--no-fuse") a.build.fuse = false;
+    else if (arg == "--strict-shapes") fluidc::set_strict_shapes(true);
     else if (is("--namespace")) a.build.cpp_namespace = value(i, "--namespace");
     else if (arg == "--no-main") a.build.emit_main = false;
     else if (arg == "--all-attrs") a.all_attrs = true;

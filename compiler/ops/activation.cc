@@ -16,6 +16,8 @@ bool scale_grad(const pb::OpDesc& fwd, const std::function<std::string(const std
   if (!unary_self_grad(fwd, grad_of, grad)) return false;
   set_attr_float(grad, "bias", 0.0f);
   set_attr_bool(grad, "bias_after_scale", true);
+  // A run-time factor scales the gradient too.
+  if (auto st = op_inputs(fwd, "ScaleTensor"); !st.empty()) add_input(grad, "ScaleTensor", st);
   return true;
 }
 
@@ -50,9 +52,10 @@ void add_activation_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "square_grad", .family = "activation", .inputs = {{"X"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
   // Paddle differentiates scale by another scale op (bias dropped).
+  // ScaleTensor: a factor computed at run time, which wins over `scale`.
   t.push_back({.type = "scale",
                .family = "activation",
-               .inputs = {{"X"}},
+               .inputs = {{"X"}, {"ScaleTensor", true}},
                .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::ScaleAttrs>(),
                .attrs_struct = "ScaleAttrs",

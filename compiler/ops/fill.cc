@@ -41,6 +41,30 @@ void infer_from_shape_attr(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
+// The creating ops' shape may come from tensors (ShapeTensor, else
+// ShapeTensorList, win over the attribute): the rank is known from them, the
+// dims only at run time.
+template <class Attrs>
+void infer_from_shape_inputs(ShapeCtx& c) {
+  const bool from_tensor = c.has_input("ShapeTensor");
+  if (!from_tensor && !c.has_input("ShapeTensorList")) return infer_from_shape_attr<Attrs>(c);
+  int64_t rank = c.num_inputs("ShapeTensorList");
+  if (from_tensor) {
+    const TensorType& st = c.input("ShapeTensor");
+    if (!st.known || st.dims.size() > 1 || (st.dims.size() == 1 && st.dims[0] < 0)) return;  // rank unknown
+    rank = st.dims.empty() ? 1 : st.dims[0];
+  }
+  if (rank > rt::Shape::kMaxRank) {
+    c.error(fmt::format("the shape tensor gives rank {} (> {})", rank, rt::Shape::kMaxRank));
+    return;
+  }
+  TensorType out;
+  out.known = true;
+  out.dtype = dtype_attr(c, "dtype", static_cast<pb::VarType::Type>(Attrs{}.dtype));
+  out.dims.assign(static_cast<size_t>(rank), -1);
+  c.set_output("Out", out);
+}
+
 void infer_fill_any_like(ShapeCtx& c) {
   TensorType out = c.input("X");
   out.dtype = dtype_attr(c, "dtype", out.dtype);
@@ -158,12 +182,14 @@ bool cast_grad(const pb::OpDesc& fwd, const std::function<std::string(const std:
 }  // namespace
 
 void add_fill_ops(std::vector<OpDef>& t) {
+  // Paddle's tensor inputs for values known only at run time (kernels/fill.h).
   t.push_back({.type = "fill_constant",
                .family = "fill",
+               .inputs = {{"ValueTensor", true}, {"ShapeTensor", true}, {"ShapeTensorList", true, true}},
                .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::FillConstantAttrs>(),
                .attrs_struct = "FillConstantAttrs",
-               .infer_shape = infer_from_shape_attr<kernels::FillConstantAttrs>,
+               .infer_shape = infer_from_shape_inputs<kernels::FillConstantAttrs>,
                .emit_cpu = emit_fill_constant});
   t.push_back({.type = "assign_value",
                .family = "",
@@ -185,18 +211,20 @@ void add_fill_ops(std::vector<OpDef>& t) {
                .grad = "cast", .make_grad = cast_grad, .infer_shape = infer_cast});
   t.push_back({.type = "uniform_random",
                .family = "fill",
+               .inputs = {{"ShapeTensor", true}, {"ShapeTensorList", true, true}},
                .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::UniformRandomAttrs>(),
                .attrs_struct = "UniformRandomAttrs",
                .traits = kRandom,
-               .infer_shape = infer_from_shape_attr<kernels::UniformRandomAttrs>});
+               .infer_shape = infer_from_shape_inputs<kernels::UniformRandomAttrs>});
   t.push_back({.type = "gaussian_random",
                .family = "fill",
+               .inputs = {{"ShapeTensor", true}, {"ShapeTensorList", true, true}},
                .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::GaussianRandomAttrs>(),
                .attrs_struct = "GaussianRandomAttrs",
                .traits = kRandom,
-               .infer_shape = infer_from_shape_attr<kernels::GaussianRandomAttrs>});
+               .infer_shape = infer_from_shape_inputs<kernels::GaussianRandomAttrs>});
 }
 
 }  // namespace fluidc::ops

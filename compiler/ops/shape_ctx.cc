@@ -16,9 +16,9 @@ std::string TensorType::str() const {
 }
 
 ShapeCtx::ShapeCtx(const Program& prog, int block, int op_index, std::map<std::string, TensorType>& types,
-                   Diagnostics& diags)
+                   Diagnostics& diags, const ShapePolicy& policy)
     : prog_(prog), block_(block), op_index_(op_index), op_(prog.block(block).ops(op_index)),
-      types_(types), diags_(diags) {}
+      types_(types), diags_(diags), policy_(policy) {}
 
 bool ShapeCtx::has_input(const std::string& slot) const { return !op_inputs(op_, slot).empty(); }
 
@@ -40,23 +40,49 @@ void ShapeCtx::set_output(const std::string& slot, const TensorType& t) {
   if (!t.known) return;
   for (const auto& name : op_outputs(op_, slot)) {
     TensorType& cur = types_[name];
-    if (!cur.known || cur.dims.size() != t.dims.size()) {
+    int defined_in = block_;
+    const pb::VarDesc* var = prog_.find_var(block_, name, &defined_in);
+    const bool outer = var && defined_in != block_;
+    if (!cur.known || cur.dims.size() != t.dims.size() || (policy_.replace && !outer)) {
       // A rank disagreement with the VarDesc is common in real programs
       // (Paddle writes [1] for 0-D results of older releases): the inferred
       // type wins because it is what the kernels will produce.
       cur = t;
       continue;
     }
-    for (size_t d = 0; d < t.dims.size(); ++d) {
-      if (t.dims[d] >= 0 && cur.dims[d] >= 0 && t.dims[d] != cur.dims[d]) {
-        Location l = prog_.loc(block_, op_index_, name);
-        diags_.error(l, fmt::format("output {} is inferred as {} but the program declares {}", slot, t.str(),
-                                    cur.str()));
-        return;
+    if (outer) {
+      // The enclosing block's variable holds its old shape when the body
+      // does not run and the new one after it did (a loop variable may
+      // change shape every iteration): only the dims both agree on stay.
+      for (size_t d = 0; d < t.dims.size(); ++d) {
+        if (t.dims[d] >= 0 && cur.dims[d] >= 0 && t.dims[d] != cur.dims[d]) {
+          cur.dims[d] = -1;
+          if (policy_.widened) *policy_.widened = true;
+        } else if (cur.dims[d] < 0 && t.dims[d] >= 0 && !policy_.replace) {
+          cur.dims[d] = t.dims[d];  // first written here: the body's dim is all it ever holds
+        }
       }
+      cur.dtype = t.dtype;
+      continue;
+    }
+    TensorType had = cur;
+    bool conflict = false;
+    for (size_t d = 0; d < t.dims.size(); ++d) {
+      conflict |= t.dims[d] >= 0 && cur.dims[d] >= 0 && t.dims[d] != cur.dims[d];
       if (t.dims[d] >= 0) cur.dims[d] = t.dims[d];
     }
     cur.dtype = t.dtype;
+    if (!conflict) continue;
+    // Paddle's executor recomputes shapes at run time, so a declaration is a
+    // hint: the kernels will produce the inferred shape.
+    const bool declared = var && declared_type(*var).dims == had.dims;
+    std::string msg = fmt::format("output {} is inferred as {} but {} {}", slot, t.str(),
+                                  declared ? "the program declares" : "an earlier op made it", had.str());
+    Location l = prog_.loc(block_, op_index_, name);
+    if (policy_.strict)
+      diags_.error(l, msg + " (--strict-shapes)");
+    else
+      diags_.warning(l, msg + "; using the inferred shape (--strict-shapes makes this an error)");
   }
 }
 

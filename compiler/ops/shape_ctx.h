@@ -22,12 +22,24 @@ struct TensorType {
   std::string str() const;  ///< "float32[-1, 13]"
 };
 
+/// How set_output merges an inferred type into what a variable had.
+/// Paddle treats declared VarDesc dims as hints (its executor recomputes
+/// shapes at run time), so by default the inferred type wins and a conflict
+/// is a warning.
+struct ShapePolicy {
+  bool strict = false;   ///< a conflict with a declared or earlier dim is an error (`--strict-shapes`)
+  bool replace = false;  ///< re-inferring a loop body after its loop variables widened: block-local types are replaced
+  /// Set when a sub-block's write widened a variable of an enclosing block
+  /// (some dim became -1 because the two shapes differ).
+  bool* widened = nullptr;
+};
+
 /// What an op's infer_shape hook sees: its inputs' types, its attributes,
 /// and a way to set its outputs' types or report an error at the op.
 class ShapeCtx {
  public:
   ShapeCtx(const Program& prog, int block, int op_index, std::map<std::string, TensorType>& types,
-           Diagnostics& diags);
+           Diagnostics& diags, const ShapePolicy& policy = {});
 
   const pb::OpDesc& op() const { return op_; }
   bool has_input(const std::string& slot) const;
@@ -36,7 +48,11 @@ class ShapeCtx {
   /// unknown type) when absent.
   const TensorType& input(const std::string& slot, int i = 0);
   bool has_output(const std::string& slot) const;
-  /// Sets every variable of `slot` (or the i-th) to `t`.
+  /// Merges `t` into every variable of `slot`: known inferred dims win over
+  /// declared ones (a conflict is a located warning, an error under
+  /// ShapePolicy::strict); a write from a sub-block to an enclosing block's
+  /// variable of another shape makes the differing dims -1, since the
+  /// variable holds either shape at run time (a loop variable).
   void set_output(const std::string& slot, const TensorType& t);
   void error(const std::string& message);
 
@@ -47,6 +63,7 @@ class ShapeCtx {
   const pb::OpDesc& op_;
   std::map<std::string, TensorType>& types_;
   Diagnostics& diags_;
+  ShapePolicy policy_;
   TensorType unknown_;
 };
 

@@ -16,12 +16,25 @@ void infer_reshape2(ShapeCtx& c) {
   const TensorType& x = c.input("X");
   rt::Shape xs, os;
   if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
-  if (std::string e = shapes::reshape2_shape(xs, parse_attrs<kernels::Reshape2Attrs>(c.op()), os); !e.empty()) {
+  const bool run_time = c.has_input("ShapeTensor") || c.has_input("Shape");
+  if (std::string e = shapes::reshape2_shape(xs, parse_attrs<kernels::Reshape2Attrs>(c.op()), os);
+      !e.empty() && !run_time) {
     c.error(e);
     return;
   }
   TensorType out = x;
   out.dims = shape_rules::from_shape(os);
+  // A shape given as tensors (ShapeTensor, else Shape) wins over the
+  // attribute: its rank is known here, its values only at run time.
+  if (c.has_input("ShapeTensor")) {
+    out.dims.assign(c.num_inputs("ShapeTensor"), -1);
+  } else if (c.has_input("Shape")) {
+    const TensorType& st = c.input("Shape");
+    if (st.known && st.dims.size() == 1 && st.dims[0] >= 0 && st.dims[0] <= rt::Shape::kMaxRank)
+      out.dims.assign(static_cast<size_t>(st.dims[0]), -1);
+    else
+      out.known = false;  // not even the rank is known: Out keeps its declared type
+  }
   c.set_output("Out", out);
   TensorType xshape = x;
   xshape.dims.insert(xshape.dims.begin(), 0);  // Paddle's shape-only record of X
@@ -41,13 +54,19 @@ void infer_slice(ShapeCtx& c) {
   rt::Shape xs;
   if (!in.known || !shape_rules::to_shape(c, in, xs)) return;
   const auto a = parse_attrs<kernels::SliceAttrs>(c.op());
-  // Bounds given as tensors are known only at run time.
-  const bool run_time = c.has_input("StartsTensor") || c.has_input("EndsTensor") ||
-                        c.has_input("StartsTensorList") || c.has_input("EndsTensorList");
+  // Bounds given as tensors win over the attributes (which Paddle then
+  // leaves empty or fills with placeholders) and are known only at run time.
+  const bool starts_run_time = c.has_input("StartsTensor") || c.has_input("StartsTensorList");
+  const bool ends_run_time = c.has_input("EndsTensor") || c.has_input("EndsTensorList");
+  for (const char* list : {"StartsTensorList", "EndsTensorList"})
+    if (c.has_input(list) && c.num_inputs(list) != static_cast<int>(a.axes.size())) {
+      c.error(fmt::format("{} has {} tensors for {} axes", list, c.num_inputs(list), a.axes.size()));
+      return;
+    }
   const std::vector<int64_t> starts(a.starts.begin(), a.starts.end()), ends(a.ends.begin(), a.ends.end());
   shapes::SliceWindow w;
   rt::Shape os;
-  std::string e = shapes::slice_window(xs, a, run_time ? nullptr : &starts, run_time ? nullptr : &ends, w);
+  std::string e = shapes::slice_window(xs, a, starts_run_time ? nullptr : &starts, ends_run_time ? nullptr : &ends, w);
   if (e.empty()) e = shapes::slice_out_shape(w.size, a.decrease_axis, os);
   if (!e.empty()) {
     c.error(e);
@@ -92,7 +111,9 @@ void infer_concat_grad(ShapeCtx& c) {
 }  // namespace
 
 void add_tensor_manip_ops(std::vector<OpDef>& t) {
-  t.push_back({.type = "reshape2", .family = "tensor_manip", .inputs = {{"X"}},
+  // Shape / ShapeTensor: the target shape computed at run time (kernels/tensor_manip.h).
+  t.push_back({.type = "reshape2", .family = "tensor_manip",
+               .inputs = {{"X"}, {"Shape", true}, {"ShapeTensor", true, true}},
                .outputs = {{"Out"}, {"XShape", true}}, .attrs = kernel_attrs<kernels::Reshape2Attrs>(),
                .attrs_struct = "Reshape2Attrs", .grad = "reshape2_grad", .infer_shape = infer_reshape2});
   t.push_back({.type = "reshape2_grad", .family = "tensor_manip", .inputs = {{"XShape"}, {"Out@GRAD"}},

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/pointwise.h"
 #include "kernels/cpu/softmax_impl.h"
@@ -102,8 +103,10 @@ void square_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad) {
   });
 }
 
-void scale(const Tensor& x, Tensor& out, const ScaleAttrs& attrs) {
-  unary("scale", x, out, kNumeric, [&](auto v) { return pw::Scale::f(v, attrs); });
+void scale(const Tensor& x, const Tensor* scale_tensor, Tensor& out, const ScaleAttrs& attrs) {
+  ScaleAttrs a = attrs;
+  if (scale_tensor) a.scale = static_cast<float>(scalar_of("scale", "ScaleTensor", *scale_tensor));
+  unary("scale", x, out, kNumeric, [&](auto v) { return pw::Scale::f(v, a); });
 }
 
 void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/shapes/fill.h"
 
@@ -22,6 +23,16 @@ Shape shape_from_attr(const char* op, const std::vector<int64_t>& v) {
   Shape s;
   if (std::string e = shapes::shape_attr_shape(v, s); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
   return s;
+}
+
+// The shape a creating op makes: ShapeTensor, else ShapeTensorList, else
+// the attribute (Paddle's precedence). Run-time shapes are read into a vector
+// of their own; the attribute is used in place (no allocation in steady state).
+Shape shape_in_effect(const char* op, const Tensor* shape_tensor, const Tensor* const* shape_list, int num_shape_list,
+                      const std::vector<int64_t>& attr) {
+  if (shape_tensor) return shape_from_attr(op, int_values(op, "ShapeTensor", *shape_tensor));
+  if (num_shape_list > 0) return shape_from_attr(op, int_list_values(op, "ShapeTensorList", shape_list, num_shape_list));
+  return shape_from_attr(op, attr);
 }
 
 DType dtype_from_code(const char* op, const char* what, int code) {
@@ -110,13 +121,18 @@ void set_global_seed(uint64_t seed) {
   g_next.store(0);
 }
 
-void fill_constant(Tensor& out, const FillConstantAttrs& attrs) {
+void fill_constant(const Tensor* value_tensor, const Tensor* shape_tensor, const Tensor* const* shape_list,
+                   int num_shape_list, Tensor& out, const FillConstantAttrs& attrs) {
   const char* op = "fill_constant";
   const DType dt = dtype_from_code(op, "dtype", attrs.dtype);
-  const Shape s = shape_from_attr(op, attrs.shape);
+  const Shape s = shape_in_effect(op, shape_tensor, shape_list, num_shape_list, attrs.shape);
+  // Read before out is resized: the value tensor may be out itself.
+  const double run_time_value = value_tensor ? scalar_of(op, "ValueTensor", *value_tensor) : 0;
   visit_all(op, "dtype", dt, [&](auto tag) {
     using T = decltype(tag);
-    const T v = attrs.str_value.empty() ? convert<T>(attrs.value) : parse_value<T>(op, attrs.str_value);
+    const T v = value_tensor              ? convert<T>(run_time_value)
+                : attrs.str_value.empty() ? convert<T>(attrs.value)
+                                          : parse_value<T>(op, attrs.str_value);
     out.resize(s, dt);
     fill_with<T>(out, v);
   });
@@ -171,10 +187,11 @@ void cast(const Tensor& x, Tensor& out, const CastAttrs& attrs) {
   buf.finish();
 }
 
-void uniform_random(Tensor& out, const UniformRandomAttrs& attrs) {
+void uniform_random(const Tensor* shape_tensor, const Tensor* const* shape_list, int num_shape_list, Tensor& out,
+                    const UniformRandomAttrs& attrs) {
   const char* op = "uniform_random";
   const DType dt = dtype_from_code(op, "dtype", attrs.dtype);
-  const Shape s = shape_from_attr(op, attrs.shape);
+  const Shape s = shape_in_effect(op, shape_tensor, shape_list, num_shape_list, attrs.shape);
   if (!(attrs.min <= attrs.max))
     rt::fail(fmt::format("{}: min {} is greater than max {}", op, attrs.min, attrs.max));
   visit_float(op, "dtype", dt, [&](auto tag) {
@@ -192,10 +209,11 @@ void uniform_random(Tensor& out, const UniformRandomAttrs& attrs) {
   });
 }
 
-void gaussian_random(Tensor& out, const GaussianRandomAttrs& attrs) {
+void gaussian_random(const Tensor* shape_tensor, const Tensor* const* shape_list, int num_shape_list, Tensor& out,
+                     const GaussianRandomAttrs& attrs) {
   const char* op = "gaussian_random";
   const DType dt = dtype_from_code(op, "dtype", attrs.dtype);
-  const Shape s = shape_from_attr(op, attrs.shape);
+  const Shape s = shape_in_effect(op, shape_tensor, shape_list, num_shape_list, attrs.shape);
   visit_float(op, "dtype", dt, [&](auto tag) {
     using T = decltype(tag);
     out.resize(s, dt);

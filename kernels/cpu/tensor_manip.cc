@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/shapes/tensor_manip.h"
 
@@ -31,37 +32,30 @@ struct SliceBounds {
   int num_ends;
 };
 
-// One integer bound from a 1-element (list) or k-th element (tensor) int tensor.
-int64_t bound_at(const Tensor& t, int64_t k, const char* role) {
-  require_init("slice", role, t);
-  if (k >= t.numel()) rt::fail(fmt::format("slice: {} has {} values, needs {}", role, t.numel(), k + 1));
-  switch (t.dtype()) {
-    case DType::kInt32: return t.data<int32_t>()[k];
-    case DType::kInt64: return t.data<int64_t>()[k];
-    default: rt::fail(fmt::format("slice: {} must be int32 or int64, got {}", role, rt::dtype_name(t.dtype())));
-  }
-}
-
-// The bounds in effect: run-time tensors where the program gives them.
+// The bounds in effect: a run-time tensor (all its values, one per axis) or
+// tensor list (one 1-element tensor per axis) wins over the attribute.
 std::vector<int64_t> bounds(const std::vector<int>& attr, const Tensor* tensor, const Tensor* const* list, int n,
-                            const char* tensor_role, const char* list_role) {
-  std::vector<int64_t> out(attr.begin(), attr.end());
+                            const char*& from, const char* tensor_role, const char* list_role) {
   if (tensor) {
-    for (size_t k = 0; k < out.size(); ++k) out[k] = bound_at(*tensor, static_cast<int64_t>(k), tensor_role);
-  } else if (n > 0) {
-    if (static_cast<size_t>(n) != out.size())
-      rt::fail(fmt::format("slice: {} has {} tensors for {} axes", list_role, n, out.size()));
-    for (int k = 0; k < n; ++k) out[k] = bound_at(*list[k], 0, list_role);
+    from = tensor_role;
+    return int_values("slice", tensor_role, *tensor);
   }
-  return out;
+  if (n > 0) {
+    from = list_role;
+    return int_list_values("slice", list_role, list, n);
+  }
+  return std::vector<int64_t>(attr.begin(), attr.end());
 }
 
 Window slice_window(const Shape& in, const SliceAttrs& a, const SliceBounds& b) {
+  const char* starts_from = "starts";
+  const char* ends_from = "ends";
   const std::vector<int64_t> starts =
-      bounds(a.starts, b.starts_tensor, b.starts_list, b.num_starts, "StartsTensor", "StartsTensorList");
-  const std::vector<int64_t> ends = bounds(a.ends, b.ends_tensor, b.ends_list, b.num_ends, "EndsTensor", "EndsTensorList");
+      bounds(a.starts, b.starts_tensor, b.starts_list, b.num_starts, starts_from, "StartsTensor", "StartsTensorList");
+  const std::vector<int64_t> ends =
+      bounds(a.ends, b.ends_tensor, b.ends_list, b.num_ends, ends_from, "EndsTensor", "EndsTensorList");
   Window w;
-  check("slice", shapes::slice_window(in, a, &starts, &ends, w));
+  check("slice", shapes::slice_window(in, a, &starts, &ends, w, starts_from, ends_from));
   return w;
 }
 
@@ -100,10 +94,18 @@ Shape decreased(const Shape& s, const std::vector<int>& decrease_axis) {
 
 }  // namespace
 
-void reshape2(const Tensor& x, Tensor& out, Tensor* x_shape, const Reshape2Attrs& a) {
+void reshape2(const Tensor& x, const Tensor* shape, const Tensor* const* shape_tensor, int num_shape_tensor,
+              Tensor& out, Tensor* x_shape, const Reshape2Attrs& a) {
   require_init("reshape2", "X", x);
+  // Paddle's precedence: ShapeTensor, then Shape, then the attribute.
   Shape s;
-  check("reshape2", shapes::reshape2_shape(x.shape(), a, s));
+  if (num_shape_tensor > 0)
+    check("reshape2", shapes::reshape2_shape(
+                          x.shape(), int_list_values("reshape2", "ShapeTensor", shape_tensor, num_shape_tensor), s));
+  else if (shape)
+    check("reshape2", shapes::reshape2_shape(x.shape(), int_values("reshape2", "Shape", *shape), s));
+  else
+    check("reshape2", shapes::reshape2_shape(x.shape(), a, s));
   if (x_shape) {
     Shape xs;
     xs.rank = x.rank() + 1;

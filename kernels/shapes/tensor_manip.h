@@ -12,12 +12,16 @@ namespace fluidc::shapes {
 /// reshape2's Out: a 0 in `shape` copies X's dim at that index, one -1 is
 /// inferred from X's element count, the rest are taken as given; the
 /// element counts must match. With an unknown X dim the -1 stays unknown.
-inline std::string reshape2_shape(const Shape& x, const kernels::Reshape2Attrs& a, Shape& out) {
+/// `shape` is the attribute's or the values of a run-time shape tensor
+/// (a template so that neither needs converting: kernels allocate nothing
+/// in steady state).
+template <class Int>
+std::string reshape2_shape(const Shape& x, const std::vector<Int>& shape, Shape& out) {
   out = Shape{};
   int infer = -1;
   int64_t known = 1;
-  for (size_t i = 0; i < a.shape.size(); ++i) {
-    int64_t d = a.shape[i];
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t d = shape[i];
     if (out.rank == Shape::kMaxRank) return "shape has more than 9 dims";
     if (d == 0) {
       if (static_cast<int>(i) >= x.rank) return fmt::format("shape[{}] = 0 but X is {}", i, x.str());
@@ -46,6 +50,10 @@ inline std::string reshape2_shape(const Shape& x, const kernels::Reshape2Attrs& 
   return {};
 }
 
+inline std::string reshape2_shape(const Shape& x, const kernels::Reshape2Attrs& a, Shape& out) {
+  return reshape2_shape(x, a.shape, out);
+}
+
 /// The window a slice keeps: per input dim, its first index and its length.
 struct SliceWindow {
   int64_t begin[Shape::kMaxRank] = {};
@@ -53,14 +61,17 @@ struct SliceWindow {
 };
 
 /// slice: each listed axis keeps [start, end) clamped to the dim (negative
-/// bounds count from the end). `starts`/`ends` are the bounds in effect;
-/// nullptr when they come from tensors known only at run time, which leaves
-/// the sliced dims unknown.
+/// bounds count from the end). `starts`/`ends` are the bounds in effect (the
+/// attribute's, or the values of Paddle's StartsTensor/EndsTensor inputs,
+/// which win; `starts_from`/`ends_from` name them in errors); nullptr when
+/// they come from tensors known only at run time, which leaves the sliced
+/// dims unknown.
 inline std::string slice_window(const Shape& in, const kernels::SliceAttrs& a, const std::vector<int64_t>* starts,
-                                const std::vector<int64_t>* ends, SliceWindow& w) {
-  if (a.starts.size() != a.axes.size() || a.ends.size() != a.axes.size())
-    return fmt::format("axes, starts and ends differ in length ({}, {}, {})", a.axes.size(), a.starts.size(),
-                       a.ends.size());
+                                const std::vector<int64_t>* ends, SliceWindow& w, const char* starts_from = "starts",
+                                const char* ends_from = "ends") {
+  for (auto [v, from] : {std::pair{starts, starts_from}, std::pair{ends, ends_from}})
+    if (v && v->size() != a.axes.size())
+      return fmt::format("{} has {} values for {} axes", from, v->size(), a.axes.size());
   w = SliceWindow{};
   w.size = in;
   for (size_t k = 0; k < a.axes.size(); ++k) {
