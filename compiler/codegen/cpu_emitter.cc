@@ -140,6 +140,12 @@ struct DeclType {
   std::vector<int64_t> dims;
 };
 
+// The most ops one generated method holds; a longer block becomes a method
+// calling parts of this size. clang's time on one function grows faster
+// than linearly with its size: a 10,000-op block took 47 s as one method
+// (fused chains inlined), less in parts (docs/performance.md).
+constexpr int kOpsPerMethod = 256;
+
 class Emitter {
  public:
   Emitter(const Target& target, const Program& main, const Program* startup, const ProgramInfo& info,
@@ -254,6 +260,9 @@ class Emitter {
     out << "  void run() override { main_block0(); }\n";
     out << fmt::format("  void startup() override {{{}}}\n\n private:\n", startup_ ? " startup_block0(); " : "");
     for (const auto& fn : block_fns_) out << fmt::format("  void {}();\n", fn);
+    // Parts of long blocks stay separate functions: the optimiser's cost
+    // grows faster than linearly with a function's size.
+    for (const auto& fn : part_fns_) out << fmt::format("  [[gnu::noinline]] void {}();\n", fn);
     out << "\n  // Program variables, one per name and scope: block 0 of the main and the\n"
            "  // startup program share them by name, as they share a scope in Paddle.\n";
     for (const auto& [key, slot] : vars_) {
@@ -283,17 +292,42 @@ class Emitter {
       // The main program runs every step; the startup program once.
       static const std::vector<FusedChain> kNoChains;
       const std::vector<FusedChain>& chains = opts_.fusion && prefix == "main" ? opts_.fusion->chains(b) : kNoChains;
+      // Each op or fused chain is one unit of code; a long block is cut
+      // between units into methods of at most kOpsPerMethod ops.
+      std::vector<std::pair<int, std::string>> units;  // (ops, code)
       size_t next = 0;
       for (int i = 0; i < block.ops_size(); ++i) {
+        std::ostringstream unit;
+        int count = 1;
         if (next < chains.size() && chains[next].ops.front() == i) {
-          emit_chain(p, prefix, b, chains[next], body);
+          emit_chain(p, prefix, b, chains[next], unit);
+          count = static_cast<int>(chains[next].ops.size());
           i = chains[next++].ops.back();
-          continue;
+        } else {
+          emit_op(p, prefix, b, i, unit);
         }
-        emit_op(p, prefix, b, i, body);
+        units.emplace_back(count, unit.str());
       }
-      fns << fmt::format("// {} program, block {}{}\nvoid Model::{}_block{}() {{\n{}}}\n\n", prefix, b,
-                         b ? fmt::format(" (parent {})", block.parent_idx()) : "", prefix, b, body.str());
+      const std::string fn = fmt::format("{}_block{}", prefix, b);
+      if (block.ops_size() <= kOpsPerMethod) {
+        for (const auto& u : units) body << u.second;
+      } else {
+        size_t u = 0;
+        for (int part = 0; u < units.size(); ++part) {
+          std::ostringstream part_body;
+          for (int ops = 0; u < units.size() && (ops == 0 || ops + units[u].first <= kOpsPerMethod); ++u) {
+            ops += units[u].first;
+            part_body << units[u].second;
+          }
+          const std::string part_fn = fmt::format("{}_part{}", fn, part);
+          part_fns_.push_back(part_fn);
+          body << fmt::format("  {}();\n", part_fn);
+          fns << fmt::format("// {} program, block {}, part {}\nvoid Model::{}() {{\n{}}}\n\n", prefix, b, part,
+                             part_fn, part_body.str());
+        }
+      }
+      fns << fmt::format("// {} program, block {}{}\nvoid Model::{}() {{\n{}}}\n\n", prefix, b,
+                         b ? fmt::format(" (parent {})", block.parent_idx()) : "", fn, body.str());
     }
     return fns.str();
   }
@@ -354,6 +388,26 @@ class Emitter {
         [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs, body, members_, families_,
         [this](EmitCtx& c) { target_.emit_kernel_call(c); });
     target_.emit_op(ctx);
+    emit_nan_check(p, prefix, b, op, site, body);
+  }
+
+  // --check-nan (rt::Model::check_nan_): after the op, each tensor output,
+  // on one line behind one branch, so the cost without the flag is that
+  // branch. Names reach the message as escaped literals (they come from
+  // the program file).
+  void emit_nan_check(const Program& p, const std::string& prefix, int b, const pb::OpDesc& op,
+                      const std::string& site, std::ostringstream& body) {
+    std::vector<std::string> calls;
+    std::set<std::string> seen;
+    for (const auto& out : op.outputs())
+      for (const auto& name : out.arguments()) {
+        if (is_empty_var_name(name) || !seen.insert(name).second) continue;
+        const pb::VarDesc* v = p.find_var(b, name);
+        const std::string* id = resolve(p, prefix, b, name);
+        if (!v || !id || !is_dense_tensor(*v)) continue;
+        calls.push_back(fmt::format("fluidc::rt::check_op_output({}, {}, {});", site, *id, cpp_string_literal(name)));
+      }
+    if (!calls.empty()) body << fmt::format("  if (check_nan_) [[unlikely]] {{ {} }}\n", fmt::join(calls, " "));
   }
 
   // The VarBinding table for `names`, with a dims array per variable; each
@@ -421,6 +475,7 @@ class Emitter {
   std::set<std::string> families_;
   std::set<std::string> dims_emitted_;
   std::vector<std::string> block_fns_;
+  std::vector<std::string> part_fns_;  // pieces of long blocks (see kOpsPerMethod)
   std::vector<std::string> slots_;           // identifiers, in slot order
   std::map<std::string, size_t> slot_of_;
   std::string feeds_, fetches_, persist_, params_, loss_;
