@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -142,9 +143,11 @@ struct DeclType {
 
 // The most ops one generated method holds; a longer block becomes a method
 // calling parts of this size. clang's time on one function grows faster
-// than linearly with its size: a 10,000-op block took 47 s as one method
-// (fused chains inlined), less in parts (docs/performance.md).
+// than linearly with its size (docs/performance.md).
 constexpr int kOpsPerMethod = 256;
+// The most variables declared directly in the class; more go into base
+// classes of this many each (see emit_class).
+constexpr size_t kVarsPerGroup = 256;
 
 class Emitter {
  public:
@@ -253,9 +256,35 @@ class Emitter {
   // The class: one instance holds all of the program's state, so a process
   // may hold several (threads, a trainer beside an evaluator, two models).
   void emit_class(std::ostringstream& out) {
+    std::vector<std::string> decls;
+    for (const auto& [key, slot] : vars_) {
+      const DeclType t = decl_type(slot);
+      std::string type = t.known ? dtype_str(t.dtype) + dims_str(t.dims) : "?";
+      decls.push_back(fmt::format("  {} {};  // {}: {}{}{}\n", target_.storage_type(holds_array(*slot.desc)),
+                                  idents_.at(key), cpp_comment_text(slot.name), holds_array(*slot.desc) ? "array of " : "",
+                                  type, slot.block ? fmt::format(", block {}", slot.block)
+                                                   : slot.desc->persistable() ? ", persistable" : ""));
+    }
+    // Many variables: in groups, each a base class constructed and destroyed
+    // out of line. As members of Model they made its constructor one basic
+    // block of every tensor's initialisation, which clang's instruction
+    // scheduler takes quadratic time over (10,000 tensors: 63 s of a 98 s build).
+    std::vector<std::string> groups;
+    if (decls.size() > kVarsPerGroup) {
+      out << "// The program's variables in groups (see the class below); members, not locals, so that\n"
+             "// every block method reaches them.\n";
+      for (size_t first = 0; first < decls.size(); first += kVarsPerGroup) {
+        groups.push_back(fmt::format("ModelVars{}", groups.size()));
+        out << fmt::format("struct {0} {{\n  [[gnu::noinline]] {0}();\n  [[gnu::noinline]] ~{0}();\n", groups.back());
+        for (size_t i = first; i < std::min(decls.size(), first + kVarsPerGroup); ++i) out << decls[i];
+        out << fmt::format("}};\n{0}::{0}() = default;\n{0}::~{0}() = default;\n\n", groups.back());
+      }
+    }
     out << fmt::format("/// {} compiled: every variable a member, every block a method.\n",
                        cpp_comment_text(opts_.main_name));
-    out << "class Model final : public fluidc::rt::Model {\n public:\n";
+    out << "class Model final : public fluidc::rt::Model";
+    for (const auto& g : groups) out << ", " << g;
+    out << " {\n public:\n";
     out << fmt::format("  Model() : fluidc::rt::Model(model_info(), {}) {{}}\n", slots_.empty() ? "nullptr" : "slots_");
     out << "  void run() override { main_block0(); }\n";
     out << fmt::format("  void startup() override {{{}}}\n\n private:\n", startup_ ? " startup_block0(); " : "");
@@ -265,14 +294,10 @@ class Emitter {
     for (const auto& fn : part_fns_) out << fmt::format("  [[gnu::noinline]] void {}();\n", fn);
     out << "\n  // Program variables, one per name and scope: block 0 of the main and the\n"
            "  // startup program share them by name, as they share a scope in Paddle.\n";
-    for (const auto& [key, slot] : vars_) {
-      const DeclType t = decl_type(slot);
-      std::string type = t.known ? dtype_str(t.dtype) + dims_str(t.dims) : "?";
-      out << fmt::format("  {} {};  // {}: {}{}{}\n", target_.storage_type(holds_array(*slot.desc)), idents_.at(key),
-                         cpp_comment_text(slot.name), holds_array(*slot.desc) ? "array of " : "", type,
-                         slot.block ? fmt::format(", block {}", slot.block)
-                                    : slot.desc->persistable() ? ", persistable" : "");
-    }
+    if (groups.empty())
+      for (const auto& d : decls) out << d;
+    else
+      out << fmt::format("  // (in the bases {})\n", fmt::join(groups, ", "));
     if (!members_.str().empty()) out << "\n  // State of control-flow ops, kept from one run to the next.\n" << members_.str();
     if (!slots_.empty()) {
       std::vector<std::string> ptrs;
