@@ -71,9 +71,15 @@ void check_flag_use(const std::string& cmd, const std::set<std::string>& given, 
       usage_error(fmt::format("{} does not apply to `fluidc {}` (only to `fluidc {}`)", cf.flag, cmd,
                               fmt::join(cf.cmds, "`, `fluidc ")));
   if (!compiles) {
-    // check, dump and ops read no pipeline flag at all.
-    for (const auto& f : given)
-      if (f != "--all-attrs") usage_error(fmt::format("{} does not apply to `fluidc {}`", f, cmd));
+    // check, dump and ops read no pipeline flag. Listed rather than "all but
+    // --all-attrs", so a flag added for check later needs no change here.
+    static const std::set<std::string> kPipelineFlags = {
+        "-o", "--startup", "--loss", "--passes", "--print-after", "-O0", "-O1", "-O2", "-O3"};
+    for (const auto& f : given) {
+      bool pipeline = kPipelineFlags.count(f) > 0;
+      for (const auto& pf : kPassFlags) pipeline |= f == pf.flag;
+      if (pipeline) usage_error(fmt::format("{} does not apply to `fluidc {}`", f, cmd));
+    }
     return;
   }
   if (o.output.empty()) usage_error(fmt::format("`fluidc {}` needs -o {}", cmd, cmd == "emit" ? "DIR" : "OUT"));
