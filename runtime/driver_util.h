@@ -31,6 +31,11 @@ inline constexpr const char* kThreadsHelp =
     "  --threads N         threads the GEMMs may use (default: the CPUs this process may run on,\n"
     "                      or $FLUIDC_NUM_THREADS)\n";
 
+/// Help text of --check-nan, shared by both drivers.
+inline constexpr const char* kCheckNanHelp =
+    "  --check-nan         after every op, check its float outputs; stop at the first NaN or Inf,\n"
+    "                      naming the op and the variable (slower; like Paddle's FLAGS_check_nan_inf)\n";
+
 /// Names of a binding table, and an instance's tensors for it, for the
 /// tensor_record API.
 std::vector<std::string> binding_names(const VarBinding* b, int n);

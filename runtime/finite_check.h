@@ -1,4 +1,4 @@
-// runtime/finite_check.h - NaN/Inf detection: the always-on guard of losses and checkpoints.
+// runtime/finite_check.h - NaN/Inf detection: the always-on guard of losses and checkpoints, and --check-nan per op.
 #pragma once
 
 #include <string>
@@ -13,5 +13,18 @@ bool all_finite(const Tensor& t);
 
 /// Throws Error "<what> holds NaN or Inf ..." when `t` is not all finite.
 void check_finite(const Tensor& t, const std::string& what);
+
+/// Index of the first NaN or Inf of a float tensor; -1 when there is none
+/// (and for other dtypes and uninitialised tensors).
+int64_t first_non_finite(const Tensor& t);
+
+struct OpSite;
+/// --check-nan: generated code calls this for each output `t` (program
+/// variable `name`) of the op at `site`, right after the op ran. Throws
+/// Error naming the variable, the element and its value, with
+/// g_current_op set to `site` so the driver reports the op. Out of line
+/// and cold: the call sites stay small, behind a branch never taken
+/// without the flag.
+[[gnu::cold]] void check_op_output(const OpSite& site, const Tensor& t, const char* name);
 
 }  // namespace fluidc::rt

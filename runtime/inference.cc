@@ -16,7 +16,8 @@ namespace {
 
 void print_help(const ModelInfo& m, const char* argv0) {
   std::printf(
-      "usage: %s [--params FILE|DIR] --feed NAME=FILE.npy ... [--fetch-dir DIR] [--repeat N] [--threads N]\n\n"
+      "usage: %s [--params FILE|DIR] --feed NAME=FILE.npy ... [--fetch-dir DIR] [--repeat N] [--threads N]\n"
+      "          [--check-nan]\n\n"
       "Inference binary compiled by fluidc %s from %s.\n\n"
       "  --params FILE|DIR   parameters: a combined file (.pdiparams) or a directory with one\n"
       "                      file per variable%s\n"
@@ -25,10 +26,10 @@ void print_help(const ModelInfo& m, const char* argv0) {
       "  --fetch-dir DIR     write each result as DIR/NAME.npy ('/' in NAME becomes '_';\n"
       "                      docs/security.md)\n"
       "  --repeat N          run N times and report the median latency (benchmarking)\n"
-      "%s"
+      "%s%s"
       "  --version           compiler version and program checksum\n\n",
       argv0, m.fluidc_version, m.program,
-      m.embedded_params ? "; default: the params embedded at build time" : "", kThreadsHelp);
+      m.embedded_params ? "; default: the params embedded at build time" : "", kThreadsHelp, kCheckNanHelp);
   std::printf("inputs:\n");
   for (int i = 0; i < m.num_feeds; ++i) std::printf("  %s  %s\n", m.feeds[i].name, declared_str(m.feeds[i]).c_str());
   std::printf("outputs:\n");
@@ -44,8 +45,9 @@ int run_inference(Model& model, int argc, char** argv) {
     print_help(m, argv[0]);
     return 0;
   }
-  Flags flags(argc, argv, {"params", "feed", "fetch-dir", "repeat", "threads"}, {"feed"}, {});
+  Flags flags(argc, argv, {"params", "feed", "fetch-dir", "repeat", "threads"}, {"feed"}, {"check-nan"});
   apply_threads_flag(flags);
+  model.set_check_nan(flags.has("check-nan"));
   const std::vector<std::string> files = files_for_inputs(m, flags, "feed");
   for (int i = 0; i < m.num_feeds; ++i) {
     Tensor& feed = model.tensor(m.feeds[i]);

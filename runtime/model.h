@@ -80,10 +80,16 @@ class Model {
   virtual void startup() = 0;
   /// This instance's tensor for a binding of its ModelInfo.
   Tensor& tensor(const VarBinding& b) { return *slots_[b.slot]; }
+  /// --check-nan: after every op, check its float outputs and throw at the
+  /// first NaN or Inf (runtime/finite_check.h). Off: one branch per op.
+  void set_check_nan(bool on) { check_nan_ = on; }
 
  protected:
   /// `slots` lists the instance's tensors in VarBinding::slot order.
   Model(const ModelInfo& info, Tensor* const* slots) : info_(info), slots_(slots) {}
+  /// Read by the generated code after each op (per instance, so one
+  /// instance may be checked while another runs at full speed).
+  bool check_nan_ = false;
 
  private:
   const ModelInfo& info_;

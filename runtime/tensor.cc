@@ -86,6 +86,8 @@ std::string Shape::str() const {
   return s + "]";
 }
 
+Tensor::Tensor() noexcept = default;
+
 Tensor::~Tensor() {
   if (owns_) std::free(data_);
 }

@@ -63,7 +63,10 @@ struct Shape {
 /// which never grows: resizing a view past its capacity throws Error.
 class Tensor {
  public:
-  Tensor() = default;
+  /// Out of line on purpose: a generated class holds one Tensor per
+  /// program variable, and inlined, 10,000 of them made its constructor a
+  /// single basic block that took clang over a minute to schedule.
+  Tensor() noexcept;
   ~Tensor();
   Tensor(const Tensor&) = delete;
   Tensor& operator=(const Tensor&) = delete;

@@ -27,7 +27,7 @@ void print_help(const ModelInfo& m, const char* argv0) {
   std::printf(
       "usage: %s --data NAME=FILE.npy ... [--batch-size N] [--epochs N | --steps N]\n"
       "          [--params FILE|DIR | --resume FILE] [--save FILE [--save-every N]] [--save-dir DIR] [--seed N]\n"
-      "          [--no-shuffle] [--log-every N] [--losses-out FILE.npy] [--threads N]\n\n"
+      "          [--no-shuffle] [--log-every N] [--losses-out FILE.npy] [--threads N] [--check-nan]\n\n"
       "Trainer compiled by fluidc %s from %s.\n\n"
       "  --data NAME=FILE    training data for each input, one sample per row (axis 0)\n"
       "  --batch-size N      rows per step (default 32); the last batch of an epoch may be smaller\n"
@@ -48,9 +48,9 @@ void print_help(const ModelInfo& m, const char* argv0) {
       "  --no-shuffle        take rows in file order\n"
       "  --log-every N       print step, loss and steps/s every N steps (default 10)\n"
       "  --losses-out FILE   write every step's loss as a float32 .npy\n"
-      "%s"
+      "%s%s"
       "  --version           compiler version and program checksum\n\n",
-      argv0, m.fluidc_version, m.program, kThreadsHelp);
+      argv0, m.fluidc_version, m.program, kThreadsHelp, kCheckNanHelp);
   std::printf("inputs:\n");
   for (int i = 0; i < m.num_feeds; ++i) std::printf("  %s  %s\n", m.feeds[i].name, declared_str(m.feeds[i]).c_str());
   std::printf("loss: %s\ntrained parameters: %d, persistables: %d\n", m.loss ? m.loss->name : "?", m.num_parameters,
@@ -165,8 +165,11 @@ int run_trainer(Model& model, int argc, char** argv) {
   Flags flags(argc, argv,
               {"data", "batch-size", "epochs", "steps", "params", "resume", "save", "save-dir", "save-every", "seed",
                "log-every", "losses-out", "threads"},
-              {"data"}, {"no-shuffle"});
+              {"data"}, {"no-shuffle", "check-nan"});
   apply_threads_flag(flags);
+  // Before the startup program, whose ops are checked too; an error stops
+  // the run before save_state, so no checkpoint is written or replaced.
+  model.set_check_nan(flags.has("check-nan"));
   if (!m.loss) fail("this trainer has no loss variable");
   if (flags.has("params") && flags.has("resume")) fail("give --params or --resume, not both");
   check_outputs(flags);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -140,6 +141,14 @@ struct DeclType {
   std::vector<int64_t> dims;
 };
 
+// The most ops one generated method holds; a longer block becomes a method
+// calling parts of this size. clang's time on one function grows faster
+// than linearly with its size (docs/performance.md).
+constexpr int kOpsPerMethod = 256;
+// The most variables declared directly in the class; more go into base
+// classes of this many each (see emit_class).
+constexpr size_t kVarsPerGroup = 256;
+
 class Emitter {
  public:
   Emitter(const Target& target, const Program& main, const Program* startup, const ProgramInfo& info,
@@ -247,23 +256,48 @@ class Emitter {
   // The class: one instance holds all of the program's state, so a process
   // may hold several (threads, a trainer beside an evaluator, two models).
   void emit_class(std::ostringstream& out) {
+    std::vector<std::string> decls;
+    for (const auto& [key, slot] : vars_) {
+      const DeclType t = decl_type(slot);
+      std::string type = t.known ? dtype_str(t.dtype) + dims_str(t.dims) : "?";
+      decls.push_back(fmt::format("  {} {};  // {}: {}{}{}\n", target_.storage_type(holds_array(*slot.desc)),
+                                  idents_.at(key), cpp_comment_text(slot.name), holds_array(*slot.desc) ? "array of " : "",
+                                  type, slot.block ? fmt::format(", block {}", slot.block)
+                                                   : slot.desc->persistable() ? ", persistable" : ""));
+    }
+    // Many variables: in groups, each a base class constructed and destroyed
+    // out of line. As members of Model they made its constructor one basic
+    // block of every tensor's initialisation, which clang's instruction
+    // scheduler takes quadratic time over (10,000 tensors: 63 s of a 98 s build).
+    std::vector<std::string> groups;
+    if (decls.size() > kVarsPerGroup) {
+      out << "// The program's variables in groups (see the class below); members, not locals, so that\n"
+             "// every block method reaches them.\n";
+      for (size_t first = 0; first < decls.size(); first += kVarsPerGroup) {
+        groups.push_back(fmt::format("ModelVars{}", groups.size()));
+        out << fmt::format("struct {0} {{\n  [[gnu::noinline]] {0}();\n  [[gnu::noinline]] ~{0}();\n", groups.back());
+        for (size_t i = first; i < std::min(decls.size(), first + kVarsPerGroup); ++i) out << decls[i];
+        out << fmt::format("}};\n{0}::{0}() = default;\n{0}::~{0}() = default;\n\n", groups.back());
+      }
+    }
     out << fmt::format("/// {} compiled: every variable a member, every block a method.\n",
                        cpp_comment_text(opts_.main_name));
-    out << "class Model final : public fluidc::rt::Model {\n public:\n";
+    out << "class Model final : public fluidc::rt::Model";
+    for (const auto& g : groups) out << ", " << g;
+    out << " {\n public:\n";
     out << fmt::format("  Model() : fluidc::rt::Model(model_info(), {}) {{}}\n", slots_.empty() ? "nullptr" : "slots_");
     out << "  void run() override { main_block0(); }\n";
     out << fmt::format("  void startup() override {{{}}}\n\n private:\n", startup_ ? " startup_block0(); " : "");
     for (const auto& fn : block_fns_) out << fmt::format("  void {}();\n", fn);
+    // Parts of long blocks stay separate functions: the optimiser's cost
+    // grows faster than linearly with a function's size.
+    for (const auto& fn : part_fns_) out << fmt::format("  [[gnu::noinline]] void {}();\n", fn);
     out << "\n  // Program variables, one per name and scope: block 0 of the main and the\n"
            "  // startup program share them by name, as they share a scope in Paddle.\n";
-    for (const auto& [key, slot] : vars_) {
-      const DeclType t = decl_type(slot);
-      std::string type = t.known ? dtype_str(t.dtype) + dims_str(t.dims) : "?";
-      out << fmt::format("  {} {};  // {}: {}{}{}\n", target_.storage_type(holds_array(*slot.desc)), idents_.at(key),
-                         cpp_comment_text(slot.name), holds_array(*slot.desc) ? "array of " : "", type,
-                         slot.block ? fmt::format(", block {}", slot.block)
-                                    : slot.desc->persistable() ? ", persistable" : "");
-    }
+    if (groups.empty())
+      for (const auto& d : decls) out << d;
+    else
+      out << fmt::format("  // (in the bases {})\n", fmt::join(groups, ", "));
     if (!members_.str().empty()) out << "\n  // State of control-flow ops, kept from one run to the next.\n" << members_.str();
     if (!slots_.empty()) {
       std::vector<std::string> ptrs;
@@ -283,17 +317,42 @@ class Emitter {
       // The main program runs every step; the startup program once.
       static const std::vector<FusedChain> kNoChains;
       const std::vector<FusedChain>& chains = opts_.fusion && prefix == "main" ? opts_.fusion->chains(b) : kNoChains;
+      // Each op or fused chain is one unit of code; a long block is cut
+      // between units into methods of at most kOpsPerMethod ops.
+      std::vector<std::pair<int, std::string>> units;  // (ops, code)
       size_t next = 0;
       for (int i = 0; i < block.ops_size(); ++i) {
+        std::ostringstream unit;
+        int count = 1;
         if (next < chains.size() && chains[next].ops.front() == i) {
-          emit_chain(p, prefix, b, chains[next], body);
+          emit_chain(p, prefix, b, chains[next], unit);
+          count = static_cast<int>(chains[next].ops.size());
           i = chains[next++].ops.back();
-          continue;
+        } else {
+          emit_op(p, prefix, b, i, unit);
         }
-        emit_op(p, prefix, b, i, body);
+        units.emplace_back(count, unit.str());
       }
-      fns << fmt::format("// {} program, block {}{}\nvoid Model::{}_block{}() {{\n{}}}\n\n", prefix, b,
-                         b ? fmt::format(" (parent {})", block.parent_idx()) : "", prefix, b, body.str());
+      const std::string fn = fmt::format("{}_block{}", prefix, b);
+      if (block.ops_size() <= kOpsPerMethod) {
+        for (const auto& u : units) body << u.second;
+      } else {
+        size_t u = 0;
+        for (int part = 0; u < units.size(); ++part) {
+          std::ostringstream part_body;
+          for (int ops = 0; u < units.size() && (ops == 0 || ops + units[u].first <= kOpsPerMethod); ++u) {
+            ops += units[u].first;
+            part_body << units[u].second;
+          }
+          const std::string part_fn = fmt::format("{}_part{}", fn, part);
+          part_fns_.push_back(part_fn);
+          body << fmt::format("  {}();\n", part_fn);
+          fns << fmt::format("// {} program, block {}, part {}\nvoid Model::{}() {{\n{}}}\n\n", prefix, b, part,
+                             part_fn, part_body.str());
+        }
+      }
+      fns << fmt::format("// {} program, block {}{}\nvoid Model::{}() {{\n{}}}\n\n", prefix, b,
+                         b ? fmt::format(" (parent {})", block.parent_idx()) : "", fn, body.str());
     }
     return fns.str();
   }
@@ -354,6 +413,26 @@ class Emitter {
         [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs, body, members_, families_,
         [this](EmitCtx& c) { target_.emit_kernel_call(c); });
     target_.emit_op(ctx);
+    emit_nan_check(p, prefix, b, op, site, body);
+  }
+
+  // --check-nan (rt::Model::check_nan_): after the op, each tensor output,
+  // on one line behind one branch, so the cost without the flag is that
+  // branch. Names reach the message as escaped literals (they come from
+  // the program file).
+  void emit_nan_check(const Program& p, const std::string& prefix, int b, const pb::OpDesc& op,
+                      const std::string& site, std::ostringstream& body) {
+    std::vector<std::string> calls;
+    std::set<std::string> seen;
+    for (const auto& out : op.outputs())
+      for (const auto& name : out.arguments()) {
+        if (is_empty_var_name(name) || !seen.insert(name).second) continue;
+        const pb::VarDesc* v = p.find_var(b, name);
+        const std::string* id = resolve(p, prefix, b, name);
+        if (!v || !id || !is_dense_tensor(*v)) continue;
+        calls.push_back(fmt::format("fluidc::rt::check_op_output({}, {}, {});", site, *id, cpp_string_literal(name)));
+      }
+    if (!calls.empty()) body << fmt::format("  if (check_nan_) [[unlikely]] {{ {} }}\n", fmt::join(calls, " "));
   }
 
   // The VarBinding table for `names`, with a dims array per variable; each
@@ -421,6 +500,7 @@ class Emitter {
   std::set<std::string> families_;
   std::set<std::string> dims_emitted_;
   std::vector<std::string> block_fns_;
+  std::vector<std::string> part_fns_;  // pieces of long blocks (see kOpsPerMethod)
   std::vector<std::string> slots_;           // identifiers, in slot order
   std::map<std::string, size_t> slot_of_;
   std::string feeds_, fetches_, persist_, params_, loss_;

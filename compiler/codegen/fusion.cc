@@ -172,7 +172,8 @@ void emit_fused_chain(const Program& prog, int block, const FusedChain& chain, c
   body << fmt::format("  // block {}, ops {}-{} fused: {}\n", block, chain.ops.front(), chain.ops.back(),
                       fmt::join(types, " -> "));
   body << fmt::format("  g_current_op = &{};\n", env.site(chain.ops.front()));
-  body << fmt::format("  if (const k::FusedPlan f = k::plan_fused({}, fluidc::rt::DType::{}, {{{}}}, {}); f.ok) {{\n", x,
+  // --check-nan checks every op's output: the chain runs op by op then.
+  body << fmt::format("  if (const k::FusedPlan f = k::plan_fused({}, fluidc::rt::DType::{}, {{{}}}, {}); f.ok && !check_nan_) {{\n", x,
                       fp32 ? "kFP32" : "kFP64", fmt::join(operands, ", "), out);
   body << fmt::format("    const {0}* x = {1}.data<{0}>();\n", ct, x);
   for (const auto& p : pointers) body << p;

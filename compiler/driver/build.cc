@@ -18,6 +18,7 @@
 #include "compiler/driver/frontend.h"
 #include "compiler/codegen/target.h"
 #include "compiler/driver/pipeline.h"
+#include "compiler/driver/usage.h"
 #include "compiler/version.h"
 #include "runtime/error.h"
 #include "runtime/tensor_record.h"
@@ -171,8 +172,8 @@ int run_command(const std::vector<std::string>& argv, bool verbose) {
 }  // namespace
 
 void build_executable(const BuildOptions& o) {
-  if (o.output.empty()) user_error("fluidc build needs -o OUT");
-  if (!o.emit_main) user_error("--no-main makes sources to link into other code: use `fluidc emit`");
+  if (o.output.empty()) usage_error("fluidc build needs -o OUT");
+  if (!o.emit_main) usage_error("--no-main makes sources to link into other code: use `fluidc emit`");
   Prepared p = prepare(o);
   fs::path dir;
   bool temp = o.save_temps.empty();
@@ -194,12 +195,12 @@ void build_executable(const BuildOptions& o) {
 }
 
 void optimize_program(const BuildOptions& o) {
-  if (o.output.empty()) user_error("fluidc opt needs -o OUT.pdmodel (or .pbtxt)");
+  if (o.output.empty()) usage_error("fluidc opt needs -o OUT.pdmodel (or .pbtxt)");
   Loaded in = load_inputs(o);
   PipelineOptions po = pipeline_options(o, true);
   bool touches_startup = std::find(po.passes.begin(), po.passes.end(), "optimizer") != po.passes.end();
   if (touches_startup && o.startup_out.empty())
-    user_error("the optimizer pass adds state to the startup program: give --startup-out FILE");
+    usage_error("the optimizer pass adds state to the startup program: give --startup-out FILE");
   PipelineResult r = run_pipeline(in.main, in.startup, po);
   r.main.save(o.output);
   if (touches_startup) r.startup->save(o.startup_out);
@@ -210,7 +211,7 @@ void optimize_program(const BuildOptions& o) {
 }
 
 void emit_sources(const BuildOptions& o) {
-  if (o.output.empty()) user_error("fluidc emit needs -o DIR");
+  if (o.output.empty()) usage_error("fluidc emit needs -o DIR");
   Prepared p = prepare(o);
   fs::path dir = o.output;
   write_text(dir / "CMakeLists.txt", target().cmake_lists(write_sources(p, dir, o)));

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "compiler/driver/build.h"
 #include "compiler/driver/dump.h"
 #include "compiler/driver/frontend.h"
+#include "compiler/driver/usage.h"
 #include "compiler/version.h"
 #include "runtime/error.h"
 
@@ -26,13 +28,14 @@ usage:
       binary's default. --fetch adds variables the binary writes out (any tensor of
       block 0, e.g. gradients). Chains of elementwise ops become single loops unless
       --no-fuse is given. Uses clang++ unless $CXX is set.
-  fluidc build PROGRAM --train --loss VAR [--label NAME --loss-fn mse|cross_entropy|softmax_cross_entropy]
+  fluidc build PROGRAM --train [--loss VAR] [--label NAME --loss-fn mse|cross_entropy|softmax_cross_entropy]
                [--optimizer sgd|momentum|adam] [--lr X] [--momentum M] [--nesterov]
                [--beta1 B1] [--beta2 B2] [--epsilon E] [--weight-decay W] [--clip-norm N] [--no-grad VAR,...]
                [--startup S] -o trainer
       Build a trainer from a forward-only or exported inference program: fluidc appends
       the backward pass (autodiff) and the optimizer itself. With --label, --loss names
-      the model output and the loss is built from it and a new label feed.
+      the model output and the loss is built from it and a new label feed. Without
+      --loss, the program's only fetch target. Training flags need --train.
   fluidc emit MAIN [same options] [--namespace NS] [--no-main] -o DIR
       Write the generated C++ and a CMakeLists.txt that builds it, instead of building.
       The program becomes class NS::Model with NS::model_info() (runtime/model.h);
@@ -55,7 +58,9 @@ usage:
 --strict-shapes (build, emit, opt, check): a declared VarDesc dim that conflicts with the
 inferred one is an error; by default the inferred shape wins, with a warning.
 
-Exit status: 0 success, 1 bad input (located diagnostics on stderr), 2 usage error.
+Exit status: 0 success, 1 bad input (located diagnostics on stderr), 2 usage error
+(unknown, missing, conflicting or ignored command-line arguments), 3 internal error.
+Generated binaries take --check-nan: stop at the first op that outputs NaN or Inf.
 See docs/cli.md for details.
 )";
 
@@ -63,12 +68,10 @@ struct Args {
   std::vector<std::string> positional;
   fluidc::BuildOptions build;
   bool all_attrs = false;
+  std::set<std::string> given;  ///< flags as typed ("--lr", "-o"), for check_flag_use
 };
 
-[[noreturn]] void usage_error(const std::string& msg) {
-  fmt::print(stderr, "fluidc: {}\nRun `fluidc --help` for usage.\n", msg);
-  std::exit(2);
-}
+using fluidc::usage_error;
 
 double number(const std::string& v, const char* flag) {
   try {
@@ -102,6 +105,7 @@ Args parse(int argc, char** argv, int first) {
   };
   for (int i = first; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg.size() > 1 && arg[0] == '-') a.given.insert(arg.substr(0, arg.find('=')));
     auto is = [&](const char* flag) { return arg == flag || arg.rfind(std::string(flag) + "=", 0) == 0; };
     auto& po = a.build.pipeline;
     auto& attrs = po.optimizer.attrs;  // optimizer attributes by Paddle name; ops ignore those they lack
@@ -150,7 +154,10 @@ std::string one_program(const Args& a, const char* cmd) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) usage_error("no command given");
+  if (argc < 2) {
+    fmt::print(stderr, "fluidc: no command given\nRun `fluidc --help` for usage.\n");
+    return 2;
+  }
   std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     fmt::print("{}", kUsage);
@@ -162,6 +169,8 @@ int main(int argc, char** argv) {
   }
   try {
     Args a = parse(argc, argv, 2);
+    if (cmd == "build" || cmd == "emit" || cmd == "opt" || cmd == "check" || cmd == "dump" || cmd == "ops")
+      fluidc::check_flag_use(cmd, a.given, a.build);
     if (cmd == "build" || cmd == "emit") {
       a.build.main_path = one_program(a, cmd.c_str());
       if (cmd == "build") fluidc::build_executable(a.build);
@@ -186,6 +195,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     usage_error(fmt::format("unknown command '{}'", cmd));
+  } catch (const fluidc::UsageError& e) {
+    fmt::print(stderr, "fluidc: {}\nRun `fluidc --help` for usage.\n", e.what());
+    return 2;
   } catch (const fluidc::UserError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 1;

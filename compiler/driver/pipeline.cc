@@ -7,6 +7,9 @@
 #include <sstream>
 
 #include "compiler/driver/frontend.h"
+#include "compiler/driver/usage.h"
+#include "compiler/ir/attrs.h"
+#include "compiler/ops/registry.h"
 #include "transpilers/autodiff.h"
 #include "transpilers/loss.h"
 #include "transpilers/strip_inference.h"
@@ -19,10 +22,10 @@ class Runner {
   explicit Runner(const PipelineOptions& o) : o_(o) {
     for (const auto& p : o.passes)
       if (std::find(kPipelinePasses.begin(), kPipelinePasses.end(), p) == kPipelinePasses.end())
-        user_error(fmt::format("unknown pass '{}' ({})", p, fmt::join(kPipelinePasses, ", ")));
+        usage_error(fmt::format("unknown pass '{}' ({})", p, fmt::join(kPipelinePasses, ", ")));
     if (!o.print_after.empty() && o.print_after != "all" &&
         std::find(kPipelinePasses.begin(), kPipelinePasses.end(), o.print_after) == kPipelinePasses.end())
-      user_error(fmt::format("--print-after={} names no pass (all, {})", o.print_after, fmt::join(kPipelinePasses, ", ")));
+      usage_error(fmt::format("--print-after={} names no pass (all, {})", o.print_after, fmt::join(kPipelinePasses, ", ")));
   }
 
   bool selected(const std::string& pass) const {
@@ -45,8 +48,33 @@ class Runner {
   const PipelineOptions& o_;
 };
 
+// The program's fetch targets (inputs of block 0's fetch ops), in order.
+std::vector<std::string> fetch_targets(const Program& p) {
+  std::vector<std::string> out;
+  for (const auto& op : p.block(0).ops()) {
+    const ops::OpDef* def = ops::find_op(op.type());
+    if (!def || !def->has(ops::kFetch)) continue;
+    for (const auto& x : op_inputs(op, "X"))
+      if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  }
+  return out;
+}
+
+std::string sole_fetch_target(const Program& p) {
+  const auto targets = fetch_targets(p);
+  if (targets.size() == 1) return targets[0];
+  std::vector<std::string> shown;
+  for (const auto& t : targets) shown.push_back("'" + printable(t) + "'");
+  usage_error(targets.empty()
+                  ? "training needs --loss VAR (the loss, or the output the loss is built on with --label); "
+                    "the program has no fetch target to default to"
+                  : fmt::format("training needs --loss VAR: the program has {} fetch targets ({}); name the one "
+                                "to train on",
+                                targets.size(), fmt::join(shown, ", ")));
+}
+
 void run_hook(const PassHook& hook, const std::string& pass, PipelineState& s) {
-  if (!hook) user_error(fmt::format("the {} pass does not exist yet", pass));
+  if (!hook) usage_error(fmt::format("the {} pass does not exist yet", pass));
   Diagnostics diags;
   hook(s, diags);
   diags.throw_if_errors();
@@ -63,7 +91,11 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   if (startup) s.startup = startup->desc(), s.startup_origin = startup->origin();
   else s.startup_origin = "<startup>";
   s.loss = o.loss;
-  if (r.selected("loss") && o.label.empty()) user_error("the loss pass builds a loss on --label NAME: give one");
+  // Training without --loss: a program with one fetch target (an exported
+  // model's output, named by Paddle, e.g. save_infer_model/scale_0.tmp_1)
+  // trains on it; looked up before strip-inference drops the fetch ops.
+  if (s.loss.empty() && (r.selected("autodiff") || r.selected("loss"))) s.loss = sole_fetch_target(main);
+  if (r.selected("loss") && o.label.empty()) usage_error("the loss pass builds a loss on --label NAME: give one");
   bool rewrote = false;  // an unchanged input keeps its own bytes' sha256 in the generated stamp
 
   // 1. strip-inference: first, so that no later pass sees feed/fetch ops
@@ -76,7 +108,7 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
 
   // 2. loss: before autodiff, which differentiates the loss it builds.
   if (r.selected("loss")) {
-    s.loss = build_loss(s.main, s.main_origin, {.output = o.loss, .label = o.label, .loss_fn = o.loss_fn});
+    s.loss = build_loss(s.main, s.main_origin, {.output = s.loss, .label = o.label, .loss_fn = o.loss_fn});
     rewrote = true;
     r.after("loss", s.main);
   }
@@ -84,8 +116,6 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   // 3. autodiff: after the loss exists; before the optimizer, which
   //    consumes its (parameter, gradient) pairs.
   if (r.selected("autodiff")) {
-    if (s.loss.empty())
-      user_error("training needs --loss VAR (the loss, or the output the loss is built on with --label)");
     Diagnostics diags;
     AutodiffOptions ao;
     ao.loss = s.loss;
@@ -100,7 +130,7 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   //    initialisation into startup, created empty if there is none.
   if (r.selected("optimizer")) {
     if (!r.selected("autodiff"))
-      user_error("the optimizer pass needs the autodiff pass before it (--passes=autodiff,optimizer)");
+      usage_error("the optimizer pass needs the autodiff pass before it (--passes=autodiff,optimizer)");
     Diagnostics diags;
     append_optimizer(s.main, s.startup, s.params, o.optimizer, diags);
     diags.throw_if_errors();
