@@ -13,3 +13,9 @@ config.environment["PATH"] = os.pathsep.join([config.llvm_tools_dir, config.envi
 config.substitutions.append(("%fluidc", os.path.join(config.fluidc_binary_dir, "bin", "fluidc")))
 config.substitutions.append(("%fixtures", os.path.join(config.fluidc_source_dir, "test", "fixtures")))
 config.substitutions.append(("%inputs", os.path.join(config.fluidc_source_dir, "test", "lit", "Inputs")))
+
+# lit starts tests with a clean environment: pass on what chooses and flags the compiler `fluidc build`
+# runs, and the sanitizer settings (tools/run_sanitizers.sh builds sanitized binaries through these).
+for var in ["CXX", "FLUIDC_CXXFLAGS", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]

@@ -77,3 +77,17 @@ TEST_CASE("sources without main() become a static library in the CMake recipe", 
   CHECK(cm.find("target_link_libraries(model PUBLIC fluidc_kernels fluidc_runtime pthread)") != std::string::npos);
   CHECK(cm.find("add_executable") == std::string::npos);
 }
+
+TEST_CASE("$FLUIDC_CXXFLAGS is appended to the compile command, split at spaces", "[target]") {
+  const char* was = std::getenv("FLUIDC_CXXFLAGS");
+  const std::string saved = was ? was : "";
+  ::setenv("FLUIDC_CXXFLAGS", "  -fsanitize=address   -O0 ", 1);
+  const auto cmd = cpu_target().compile_command(recipe());
+  ::setenv("FLUIDC_CXXFLAGS", "", 1);
+  const auto plain = cpu_target().compile_command(recipe());
+  if (was) ::setenv("FLUIDC_CXXFLAGS", saved.c_str(), 1);
+  else ::unsetenv("FLUIDC_CXXFLAGS");
+  REQUIRE(cmd.size() == plain.size() + 2);
+  CHECK(cmd[cmd.size() - 2] == "-fsanitize=address");
+  CHECK(cmd.back() == "-O0");  // last, so it overrides fluidc's own -O
+}
