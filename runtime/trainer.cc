@@ -1,7 +1,9 @@
 // runtime/trainer.cc - the driver of trainer binaries: batches from .npy data, steps, logging, checkpoints.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -107,7 +109,8 @@ void check_outputs(const Flags& flags) {
     struct stat st;
     if (::stat(dir.c_str(), &st) == 0) {
       if (!S_ISDIR(st.st_mode)) fail("--save-dir " + dir + ": exists and is not a directory");
-      check_writable_target(dir + "/.");
+      if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        fail("--save-dir " + dir + ": directory is not writable: " + std::strerror(errno));
     } else {
       check_writable_target(dir);  // its parent must exist and be writable
     }
