@@ -31,6 +31,8 @@ SCRIPTS = [
     "fixtures_autodiff.py",     # autodiff/*: forward-only programs + Paddle's append_backward grads / optimizer losses
     "make_examples.py",         # examples/fit_a_line, examples/mlp_classifier
 ]
+# Per-op references, one script per op family (tools/op_caselib.py): test/fixtures/op_cases/<family>/.
+SCRIPTS += sorted(p.name for p in TOOLS.glob("op_cases_*.py"))
 
 # The op list the fixtures are meant to cover between them (forward ops; their
 # *_grad ops come from Paddle's backward pass).
@@ -43,9 +45,9 @@ WANTED = ["feed", "fetch", "fill_constant", "assign", "uniform_random", "gaussia
 
 def coverage():
     where = {}
-    for meta_path in sorted(FIXTURES.glob("*/meta.json")):
+    for meta_path in sorted(FIXTURES.rglob("meta.json")):
         meta = json.loads(meta_path.read_text())
-        name = meta_path.parent.name
+        name = str(meta_path.parent.relative_to(FIXTURES))
         ops = set(meta.get("ops_main", [])) | set(meta.get("ops_startup", [])) | set(meta.get("ops", []))
         for op in ops:
             where.setdefault(op, []).append(name)

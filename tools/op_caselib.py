@@ -1,0 +1,131 @@
+"""Shared recipe for per-op Paddle references: test/fixtures/op_cases/<family>/<case>/.
+
+One case = one small static program that applies an op (or a few) to fed
+inputs, with Paddle's own backward appended, run once by Paddle 2.6.2:
+
+  program.pdmodel      the main program: the op(s), loss = sum_k sum(out_k * w_k)
+                       with fixed random weights w_k fed as `opcase_w<k>` (random
+                       rather than a plain sum, so no gradient vanishes by
+                       symmetry), Paddle's grad ops (paddle.static.gradients).
+                       No feed/fetch ops: the test builds it with --fetch.
+  inputs/<feed>.npy    every fed array (the op's inputs and the weights)
+  expected/<var>.npy   Paddle's value of each output and of <input>@GRAD for each
+                       input that asked for a gradient
+  tolerance            "RTOL ATOL" for test/e2e/op_case.sh
+  meta.json            ops in the program, Paddle version, the script
+
+So one case checks the forward kernel AND the grad kernel against Paddle.
+Family scripts (tools/op_cases_<family>.py) call `case()` for each case and
+`finish()` once; tools/make_fixtures.py runs them.
+
+    with oc.program() as p:
+        x = p.input("x", [2, 3, 8, 8])                  # random float32, wants a gradient
+        w = p.input("w", [4, 3, 3, 3])
+        y = paddle.nn.functional.conv2d(x, w, padding=1)
+        p.case("conv2d_pad1", [y])
+"""
+
+import contextlib
+import hashlib
+
+import numpy as np
+
+import fixturelib as fl  # noqa: E402  (sets threads/env before paddle)
+import paddle
+
+OP_CASES = fl.FIXTURES / "op_cases"
+# Paddle's CPU kernels and fluidc's sum in different orders: float32 results
+# agree to a few ulps per accumulated term. 1e-4 relative holds for the sizes
+# used here (at most a few hundred terms per output); 1e-5 absolute covers
+# outputs that are zero up to that rounding.
+DEFAULT_RTOL, DEFAULT_ATOL = 1e-4, 1e-5
+
+
+def _rng(name):
+    return np.random.default_rng(int(hashlib.sha256(name.encode()).hexdigest()[:8], 16))
+
+
+class _Program:
+    def __init__(self, family, main, startup):
+        self.family, self.main, self.startup = family, main, startup
+        self.feeds = {}  # name -> ndarray
+        self.grad_inputs = []  # Variables that want a gradient
+
+    def input(self, name, shape, dtype="float32", low=-1.0, high=1.0, grad=True, value=None):
+        """A fed input. Float inputs get uniform values in [low, high) from a
+        generator seeded by the family and name (so cases are stable when
+        others are added) and, unless grad=False, a gradient in the case."""
+        var = paddle.static.data(name, list(shape), dtype)
+        if value is None:
+            r = _rng(f"{self.family}/{name}/{len(self.feeds)}")
+            if np.dtype(dtype).kind == "f":
+                value = r.uniform(low, high, size=shape)
+            else:
+                value = r.integers(int(low), int(high), size=shape)
+        self.feeds[name] = np.asarray(value).astype(dtype).reshape(shape)
+        if grad and np.dtype(dtype).kind == "f":
+            var.stop_gradient = False
+            self.grad_inputs.append(var)
+        else:
+            var.stop_gradient = True
+        return var
+
+    def case(self, name, outputs, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, notes="", grads=True):
+        """Appends the weighted-sum loss and Paddle's backward, runs it and
+        writes test/fixtures/op_cases/<family>/<name>/."""
+        terms = []
+        for k, out in enumerate(outputs):
+            if not grads or out.dtype not in (paddle.float32, paddle.float64):
+                continue
+            shape = [int(d) for d in out.shape]
+            w = paddle.static.data(f"opcase_w{k}", shape, out.dtype)
+            self.feeds[w.name] = _rng(f"{self.family}/{name}/w{k}").uniform(-1, 1, size=shape).astype(
+                "float32" if out.dtype == paddle.float32 else "float64")
+            terms.append(paddle.sum(paddle.multiply(out, w)))
+        wanted = [v for v in self.grad_inputs] if grads and terms else []
+        grad_vars = []
+        if wanted:
+            loss = terms[0]
+            for t in terms[1:]:
+                loss = paddle.add(loss, t)
+            grad_vars = paddle.static.gradients([loss], wanted)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(self.startup)
+        fetch = list(outputs) + [g for g in grad_vars if g is not None]
+        values = exe.run(self.main, feed=self.feeds, fetch_list=fetch)
+        fl.sanitize_program(self.main)
+        data = fl.serialize(self.main)
+
+        out = fl.fresh_dir(OP_CASES / self.family / name)
+        (out / "program.pdmodel").write_bytes(data)
+        for feed, arr in self.feeds.items():
+            fl.save_npy(out / "inputs" / f"{feed}.npy", arr)
+        for var, val in zip(fetch, values):
+            fl.save_npy(out / "expected" / f"{var.name}.npy", np.asarray(val))
+        (out / "tolerance").write_text(f"{rtol:g} {atol:g}\n")
+        meta = {"script": _script, "family": self.family, "case": name, "notes": notes,
+                "ops": fl.op_types(data), "fetch": [v.name for v in fetch], **fl.versions()}
+        fl.write_json(out / "meta.json", meta)
+        _written.append(f"{self.family}/{name}")
+
+
+_script = "tools/op_caselib.py"
+_written = []
+
+
+@contextlib.contextmanager
+def program(family):
+    """A fresh main/startup program for one case of `family`."""
+    with fl.new_programs() as (main, startup):
+        yield _Program(family, main, startup)
+
+
+def start(script, family):
+    """Call once per family script: clears the family's old cases."""
+    global _script
+    _script = fl.rel(script)
+    fl.fresh_dir(OP_CASES / family)
+
+
+def finish():
+    print(f"== {len(_written)} op cases: {', '.join(_written)}")
