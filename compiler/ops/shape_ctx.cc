@@ -142,6 +142,21 @@ bool to_shape(ShapeCtx& c, const TensorType& t, rt::Shape& s) {
 
 std::vector<int64_t> from_shape(const rt::Shape& s) { return std::vector<int64_t>(s.d, s.d + s.rank); }
 
+void set_xshape(ShapeCtx& c, const TensorType& x) {
+  if (!c.has_output("XShape")) return;
+  TensorType xshape = x;
+  xshape.dims.insert(xshape.dims.begin(), 0);
+  c.set_output("XShape", xshape);
+}
+
+void grad_from_xshape(ShapeCtx& c) {
+  TensorType x = c.input("XShape");
+  if (!x.known || x.dims.empty()) return;
+  x.dims.erase(x.dims.begin());
+  x.dtype = c.input("Out@GRAD").dtype;
+  c.set_output("X@GRAD", x);
+}
+
 std::string broadcast(const std::vector<int64_t>& x, const std::vector<int64_t>& y, int axis,
                       std::vector<int64_t>& out) {
   if (x.size() > static_cast<size_t>(rt::Shape::kMaxRank) || y.size() > static_cast<size_t>(rt::Shape::kMaxRank))

@@ -91,6 +91,11 @@ bool dims_agree(int64_t a, int64_t b);
 /// -1); reports an error at the op and returns false above rank 9.
 bool to_shape(ShapeCtx& c, const TensorType& t, rt::Shape& s);
 std::vector<int64_t> from_shape(const rt::Shape& s);
+/// Sets output XShape, when the op has it, to Paddle's shape-only record of
+/// `x`: [0, x dims...] (reshape2, transpose2, squeeze2, ...).
+void set_xshape(ShapeCtx& c, const TensorType& x);
+/// X@GRAD of a reshape-like op: the dims XShape recorded, Out@GRAD's dtype.
+void grad_from_xshape(ShapeCtx& c);
 }  // namespace shape_rules
 
 }  // namespace fluidc

@@ -36,17 +36,7 @@ void infer_reshape2(ShapeCtx& c) {
       out.known = false;  // not even the rank is known: Out keeps its declared type
   }
   c.set_output("Out", out);
-  TensorType xshape = x;
-  xshape.dims.insert(xshape.dims.begin(), 0);  // Paddle's shape-only record of X
-  c.set_output("XShape", xshape);
-}
-
-void infer_reshape2_grad(ShapeCtx& c) {
-  TensorType x = c.input("XShape");
-  if (!x.known || x.dims.empty()) return;
-  x.dims.erase(x.dims.begin());
-  x.dtype = c.input("Out@GRAD").dtype;
-  c.set_output("X@GRAD", x);
+  shape_rules::set_xshape(c, x);
 }
 
 void infer_slice(ShapeCtx& c) {
@@ -117,7 +107,7 @@ void add_tensor_manip_ops(std::vector<OpDef>& t) {
                .outputs = {{"Out"}, {"XShape", true}}, .attrs = kernel_attrs<kernels::Reshape2Attrs>(),
                .attrs_struct = "Reshape2Attrs", .grad = "reshape2_grad", .infer_shape = infer_reshape2});
   t.push_back({.type = "reshape2_grad", .family = "tensor_manip", .inputs = {{"XShape"}, {"Out@GRAD"}},
-               .outputs = {{"X@GRAD", true}}, .infer_shape = infer_reshape2_grad});
+               .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grad_from_xshape});
   const std::vector<AttrDef> slice_attrs = kernel_attrs<kernels::SliceAttrs>();
   const std::vector<SlotDef> bounds = {{"StartsTensor", true}, {"EndsTensor", true},
                                        {"StartsTensorList", true, true}, {"EndsTensorList", true, true}};

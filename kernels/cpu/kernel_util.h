@@ -107,6 +107,12 @@ inline void require_same_shape(const char* op, const char* ra, const Tensor& a, 
 }
 
 /// Maps a possibly negative axis into [0, rank); fails when out of range.
+/// Fails with the op's name when a shared shape rule (kernels/shapes/)
+/// returned a reason.
+inline void require_rule(const char* op, const std::string& error) {
+  if (!error.empty()) rt::fail(fmt::format("{}: {}", op, error));
+}
+
 inline int canonical_axis(const char* op, const char* what, int axis, int rank) {
   int a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank)
@@ -133,6 +139,13 @@ enum class Slot : int {
   kCount
 };
 Tensor& scratch(Slot slot);
+
+/// XShape (when given) records X's dims as [0, X dims...], holding no data,
+/// as Paddle does for the gradients of reshape2, transpose2 and the like.
+void record_xshape(const Tensor& x, Tensor* x_shape);
+/// Out = X's bytes under shape `s` (same element count; out == x keeps the
+/// data in place), with XShape recorded.
+void copy_reshaped(const Tensor& x, const Shape& s, Tensor& out, Tensor* x_shape);
 
 /// True when `out` is the very same object as one of `inputs`.
 inline bool aliases(const Tensor* out, std::initializer_list<const Tensor*> inputs) {

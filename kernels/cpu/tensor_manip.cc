@@ -17,11 +17,6 @@ using namespace detail;
 
 using Window = shapes::SliceWindow;
 
-// Fails with the op's name when a shared shape rule (kernels/shapes/) rejects.
-void check(const char* op, const std::string& error) {
-  if (!error.empty()) rt::fail(fmt::format("{}: {}", op, error));
-}
-
 // The run-time bound tensors of one slice op (all optional).
 struct SliceBounds {
   const Tensor* starts_tensor;
@@ -55,7 +50,7 @@ Window slice_window(const Shape& in, const SliceAttrs& a, const SliceBounds& b) 
   const std::vector<int64_t> ends =
       bounds(a.ends, b.ends_tensor, b.ends_list, b.num_ends, ends_from, "EndsTensor", "EndsTensorList");
   Window w;
-  check("slice", shapes::slice_window(in, a, &starts, &ends, w, starts_from, ends_from));
+  require_rule("slice", shapes::slice_window(in, a, &starts, &ends, w, starts_from, ends_from));
   return w;
 }
 
@@ -88,7 +83,7 @@ void copy_window(char* full_data, const Shape& full, const Window& win, char* de
 
 Shape decreased(const Shape& s, const std::vector<int>& decrease_axis) {
   Shape out;
-  check("slice", shapes::slice_out_shape(s, decrease_axis, out));
+  require_rule("slice", shapes::slice_out_shape(s, decrease_axis, out));
   return out;
 }
 
@@ -100,25 +95,13 @@ void reshape2(const Tensor& x, const Tensor* shape, const Tensor* const* shape_t
   // Paddle's precedence: ShapeTensor, then Shape, then the attribute.
   Shape s;
   if (num_shape_tensor > 0)
-    check("reshape2", shapes::reshape2_shape(
+    require_rule("reshape2", shapes::reshape2_shape(
                           x.shape(), int_list_values("reshape2", "ShapeTensor", shape_tensor, num_shape_tensor), s));
   else if (shape)
-    check("reshape2", shapes::reshape2_shape(x.shape(), int_values("reshape2", "Shape", *shape), s));
+    require_rule("reshape2", shapes::reshape2_shape(x.shape(), int_values("reshape2", "Shape", *shape), s));
   else
-    check("reshape2", shapes::reshape2_shape(x.shape(), a, s));
-  if (x_shape) {
-    Shape xs;
-    xs.rank = x.rank() + 1;
-    xs.d[0] = 0;
-    for (int i = 0; i < x.rank(); ++i) xs.d[i + 1] = x.dim(i);
-    x_shape->resize(xs, x.dtype());
-  }
-  if (&out != &x) {
-    out.resize(s, x.dtype());
-    std::memcpy(out.raw(), x.raw(), x.nbytes());
-  } else {
-    out.resize(s, x.dtype());  // same byte count: the data stays
-  }
+    require_rule("reshape2", shapes::reshape2_shape(x.shape(), a, s));
+  copy_reshaped(x, s, out, x_shape);
 }
 
 void reshape2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_grad) {
@@ -182,7 +165,7 @@ void concat(const Tensor* const* xs, int n, Tensor& out, const ConcatAttrs& a) {
   }
   Shape s;
   int axis = 0;
-  check("concat", shapes::concat_shape(n, [&](int i) -> const Shape& { return xs[i]->shape(); }, a, s, axis));
+  require_rule("concat", shapes::concat_shape(n, [&](int i) -> const Shape& { return xs[i]->shape(); }, a, s, axis));
   bool aliased = false;
   for (int i = 0; i < n; ++i) aliased |= xs[i] == &out;
   OutBuf buf(&out, Slot::kOut0, aliased);
