@@ -1,0 +1,109 @@
+// test/tools/synth_params.cc - writes a program's persistable float tensors from a fixed formula (real-model tests).
+//
+// usage: synth_params PROGRAM OUT.pdiparams
+//        synth_params --input NAME D0,D1,... OUT.npy   (a model input: u_i itself, in [0, 1))
+// Real programs come without weights, and committing ResNet-sized weights
+// would bloat the repository; instead the fixture script
+// (tools/synth_weights.py) and the tests fill every persistable fp32
+// tensor with the same formula, exactly, in integers:
+//   h    = FNV-1a 64 of the variable's name
+//   u_i  = splitmix64(h + i) >> 40, divided by 2^24   (i: flat index; u in [0, 1))
+//   rank >= 2: (2 u_i - 1) * sqrt(3 / fan_in), fan_in = numel / dims[0]
+//              (variance 1/fan_in: activations keep their scale layer to layer)
+//   rank <= 1: 0.5 + u_i   (biases, batch-norm scales, means and variances: positive)
+//   inputs:    u_i         (image-like data; a video input is too large to commit)
+// The two implementations are checked against each other by the real-model
+// tests themselves (Paddle's outputs were computed from Python's values).
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/program.h"
+#include "runtime/error.h"
+#include "runtime/npy.h"
+#include "runtime/tensor_record.h"
+
+namespace {
+
+uint64_t fnv1a64(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+void fill(const std::string& name, fluidc::rt::Tensor& t, bool input) {
+  const uint64_t h = fnv1a64(name);
+  const int64_t n = t.numel();
+  const bool weight = !input && t.rank() >= 2;
+  const double scale = weight ? std::sqrt(3.0 / static_cast<double>(n / t.dim(0))) : 1.0;
+  float* p = t.data<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    const double u = static_cast<double>(splitmix64(h + static_cast<uint64_t>(i)) >> 40) / 16777216.0;
+    p[i] = static_cast<float>(input ? u : weight ? (2.0 * u - 1.0) * scale : 0.5 + u);
+  }
+}
+
+int write_input(const std::string& name, const std::string& dims, const std::string& out) {
+  fluidc::rt::Shape s;
+  size_t pos = 0;
+  while (pos <= dims.size() && s.rank < fluidc::rt::Shape::kMaxRank) {
+    const size_t comma = dims.find(',', pos);
+    s.d[s.rank++] = std::stoll(dims.substr(pos, comma - pos));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  fluidc::rt::Tensor t;
+  t.resize(s, fluidc::rt::DType::kFP32);
+  fill(name, t, true);
+  fluidc::rt::write_npy(out, t);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool input = argc == 5 && std::string(argv[1]) == "--input";
+  if (argc != 3 && !input) {
+    std::fprintf(stderr, "usage: synth_params PROGRAM OUT.pdiparams | --input NAME D0,D1,... OUT.npy\n");
+    return 2;
+  }
+  try {
+    if (input) return write_input(argv[2], argv[3], argv[4]);
+    const auto prog = fluidc::Program::load(argv[1]);
+    std::vector<std::string> names;
+    std::vector<fluidc::rt::Tensor> tensors;
+    for (const auto& v : prog.block(0).vars()) {
+      if (!v.persistable() || !fluidc::is_dense_tensor(v)) continue;
+      const auto& td = v.type().lod_tensor().tensor();
+      if (td.data_type() != fluidc::pb::VarType::FP32) {
+        std::fprintf(stderr, "synth_params: %s is not float32\n", v.name().c_str());
+        return 1;
+      }
+      fluidc::rt::Shape s;
+      for (int64_t d : td.dims()) s.d[s.rank++] = d;
+      names.push_back(v.name());
+      tensors.emplace_back().resize(s, fluidc::rt::DType::kFP32);
+      fill(v.name(), tensors.back(), false);
+    }
+    std::vector<const fluidc::rt::Tensor*> ptrs;
+    for (const auto& t : tensors) ptrs.push_back(&t);
+    fluidc::rt::write_combined_params(argv[2], names, ptrs);
+    std::printf("%zu tensors written to %s\n", names.size(), argv[2]);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "synth_params: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
