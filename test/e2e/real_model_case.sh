@@ -11,4 +11,4 @@ read -r fetch < "$ref/fetch"
 "$synth" --input "$feed" "$dims" "$work/input.npy"
 "$fluidc" build "$program" -o "$work/model"
 "$work/model" --params "$work/weights.pdiparams" --feed "$feed=$work/input.npy" --fetch-dir "$work/out" > /dev/null
-"$compare" "$work/out/$(basename "$fetch").npy" "$ref/output.npy" --rtol "$rtol" --atol "$atol"
+"$compare" "$work/out/${fetch//\//_}.npy" "$ref/output.npy" --rtol "$rtol" --atol "$atol"
