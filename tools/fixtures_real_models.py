@@ -43,6 +43,12 @@ def feed_and_fetch(desc):
 
 def reference(model_file, ref_name, dims):
     data = (REAL / model_file).read_bytes()
+    write_reference(data, dims, REAL / "reference" / ref_name, f"test/fixtures/real_models/{model_file}")
+
+
+def write_reference(data, dims, ref_dir, program_path):
+    """Runs the serialised inference program `data` on synthesized weights and input (batch in
+    `dims`) and writes input, fetch, output.npy and meta.json into `ref_dir`."""
     desc = framework_pb2.ProgramDesc.FromString(data)
     feed, fetch = feed_and_fetch(desc)
     prog = paddle.static.Program.parse_from_string(data)
@@ -60,16 +66,16 @@ def reference(model_file, ref_name, dims):
     with paddle.static.scope_guard(scope):
         (out,) = exe.run(prog, feed={feed: x}, fetch_list=[fetch], scope=scope)
     out = np.asarray(out)
-    d = fl.fresh_dir(REAL / "reference" / ref_name)
+    d = fl.fresh_dir(ref_dir)
     (d / "input").write_text(f"{feed} {','.join(str(i) for i in dims)}\n")
     (d / "fetch").write_text(fetch + "\n")
     fl.save_npy(d / "output.npy", out)
     fl.write_json(d / "meta.json", {
-        "script": fl.rel(__file__), "program": f"test/fixtures/real_models/{model_file}",
+        "script": fl.rel(__file__), "program": program_path,
         "program_sha256": hashlib.sha256(data).hexdigest(), "persistables_synthesized": n,
         "output_shape": list(out.shape), "output_min": float(out.min()), "output_max": float(out.max()),
         "output_argmax": int(out.reshape(out.shape[0], -1)[0].argmax()), **fl.versions()})
-    print(f"== {ref_name}: {n} persistables, output {out.shape} in [{out.min():.4g}, {out.max():.4g}]")
+    print(f"== {fl.rel(ref_dir)}: {n} persistables, output {out.shape} in [{out.min():.4g}, {out.max():.4g}]")
 
 
 def main():

@@ -30,6 +30,8 @@ SCRIPTS = [
     "fixtures_control_flow.py", # control_flow/*: cond / while / switch_case / tensor arrays (multi-block)
     "fixtures_autodiff.py",     # autodiff/*: forward-only programs + Paddle's append_backward grads / optimizer losses
     "make_examples.py",         # examples/fit_a_line, examples/mlp_classifier
+    "fixtures_real_models.py",  # real_models/reference/*: Paddle on the real programs with synthesized weights
+    "fixtures_models.py",       # models/*: ResNet-18, MobileNetV2, an encoder saved by Paddle 2.6.2 + references
 ]
 # Per-op references, one script per op family (tools/op_caselib.py): test/fixtures/op_cases/<family>/.
 SCRIPTS += sorted(p.name for p in TOOLS.glob("op_cases_*.py"))

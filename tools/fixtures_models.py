@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Inference programs of real architectures saved by Paddle 2.6.2 itself (paddle.vision.models,
+paddle.nn), with references on synthesized weights (tools/synth_weights.py): the program is
+committed, the weights are not (ResNet-18's are 45 MB); the test makes the same weights with
+test/tools/synth_params.cc.
+
+  test/fixtures/models/<name>/model.pdmodel      save_inference_model's program (op_callstack sanitised)
+  test/fixtures/models/<name>/reference/         input, fetch, output.npy, meta.json (fixtures_real_models.py)
+
+  resnet18      paddle.vision.models.resnet18(), eval, x [1, 3, 224, 224]
+  mobilenetv2   paddle.vision.models.mobilenet_v2(scale=1.0), eval, x [1, 3, 224, 224]
+  encoder       BERT-style: nn.TransformerEncoder, 2 layers, d_model 128, 2 heads, feed-forward 512,
+                gelu, eval; x [1, 64, 128] (already embedded tokens)
+
+  python3 tools/fixtures_models.py
+"""
+
+import tempfile
+from pathlib import Path
+
+import fixturelib as fl  # noqa: E402  (sets threads/env before paddle)
+import paddle
+import paddle.nn as nn
+
+from fixtures_real_models import write_reference
+
+OUT = fl.FIXTURES / "models"
+
+
+def resnet18(x):
+    return paddle.vision.models.resnet18()(x)
+
+
+def mobilenetv2(x):
+    return paddle.vision.models.mobilenet_v2(scale=1.0)(x)
+
+
+def encoder(x):
+    layer = nn.TransformerEncoderLayer(d_model=128, nhead=2, dim_feedforward=512, dropout=0.1, activation="gelu")
+    return nn.TransformerEncoder(layer, num_layers=2)(x)
+
+
+MODELS = {
+    "resnet18": (resnet18, [1, 3, 224, 224]),
+    "mobilenetv2": (mobilenetv2, [1, 3, 224, 224]),
+    "encoder": (encoder, [1, 64, 128]),
+}
+
+
+def export(name, build, dims):
+    with fl.new_programs() as (main, startup):
+        x = paddle.static.data("x", [-1] + dims[1:], "float32")
+        y = build(x)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        with tempfile.TemporaryDirectory() as tmp:
+            prefix = str(Path(tmp) / "model")
+            paddle.static.save_inference_model(prefix, [x], [y], exe, program=main)
+            fl.sanitize_model_file(prefix + ".pdmodel")
+            data = Path(prefix + ".pdmodel").read_bytes()
+    d = OUT / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "model.pdmodel").write_bytes(data)
+    write_reference(data, dims, d / "reference", fl.rel(d / "model.pdmodel"))
+    print(f"   ops: {', '.join(fl.op_types(data))}")
+
+
+def main():
+    for name, (build, dims) in MODELS.items():
+        export(name, build, dims)
+
+
+if __name__ == "__main__":
+    main()
