@@ -99,14 +99,4 @@ int dump_program(const std::string& path, bool all_attrs) {
   return diags.has_errors() ? 1 : 0;
 }
 
-void print_op_table() {
-  fmt::print("{:<36} {:<40} {:<4} {:<4}\n", "op", "gradient", "cpu", "cuda");
-  for (const auto& def : ops::all_ops()) {
-    bool io = def.has(ops::kFeed) || def.has(ops::kFetch);
-    fmt::print("{:<36} {:<40} {:<4} {:<4}\n", def.type, def.grad.empty() ? "-" : def.grad, io || !def.family.empty() || def.emit_cpu ? "yes" : "no",
-               def.emit_cuda ? "yes" : "no");
-  }
-  fmt::print("\n{} ops\n", ops::all_ops().size());
-}
-
 }  // namespace fluidc

@@ -1,4 +1,4 @@
-// compiler/driver/dump.h - `fluidc dump` and `fluidc ops`: human-readable listings.
+// compiler/driver/dump.h - `fluidc dump`: a human-readable listing of a program.
 #pragma once
 
 #include <string>
@@ -9,8 +9,5 @@ namespace fluidc {
 /// program that parses, even when it does not verify. Verification problems
 /// are printed after the listing; returns the exit code.
 int dump_program(const std::string& path, bool all_attrs);
-
-/// The supported ops with their grad op and whether a CPU and CUDA path exist.
-void print_op_table();
 
 }  // namespace fluidc

@@ -9,6 +9,7 @@
 #include "compiler/analysis/shape_infer.h"
 #include "compiler/driver/build.h"
 #include "compiler/driver/dump.h"
+#include "compiler/driver/op_doc.h"
 #include "compiler/driver/frontend.h"
 #include "compiler/driver/usage.h"
 #include "compiler/version.h"
@@ -51,8 +52,9 @@ usage:
   fluidc dump PROGRAM [--all-attrs]
       List blocks, variables (dtype, dims, persistable) and ops, and the side tables
       `fluidc opt` wrote beside PROGRAM (PROGRAM.fusion).
-  fluidc ops
-      List the supported ops: gradient op, CPU path, CUDA path.
+  fluidc ops [--markdown]
+      List the supported ops: gradient op, CPU path, CUDA path. --markdown writes the
+      fuller table of docs/ops.md (slots, attributes, fusable ops) by op family.
   fluidc --version | --help
 
 --strict-shapes (build, emit, opt, check): a declared VarDesc dim that conflicts with the
@@ -68,6 +70,7 @@ struct Args {
   std::vector<std::string> positional;
   fluidc::BuildOptions build;
   bool all_attrs = false;
+  bool markdown = false;  ///< `fluidc ops --markdown`
   std::set<std::string> given;  ///< flags as typed ("--lr", "-o"), for check_flag_use
 };
 
@@ -136,6 +139,7 @@ Args parse(int argc, char** argv, int first) {
     else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') a.build.opt_level = arg[2] - '0';
     else if (arg == "-v" || arg == "--verbose") a.build.verbose = true;
     else if (arg == "--no-fuse") a.build.fuse = false;
+    else if (arg == "--markdown") a.markdown = true;
     else if (arg == "--strict-shapes") fluidc::set_strict_shapes(true);
     else if (is("--namespace")) a.build.cpp_namespace = value(i, "--namespace");
     else if (arg == "--no-main") a.build.emit_main = false;
@@ -191,7 +195,11 @@ int main(int argc, char** argv) {
     }
     if (cmd == "dump") return fluidc::dump_program(one_program(a, "dump"), a.all_attrs);
     if (cmd == "ops") {
-      fluidc::print_op_table();
+      if (!a.positional.empty()) usage_error("`fluidc ops` takes no program");
+      if (a.markdown)
+        fluidc::print_op_table_markdown();
+      else
+        fluidc::print_op_table();
       return 0;
     }
     usage_error(fmt::format("unknown command '{}'", cmd));

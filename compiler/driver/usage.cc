@@ -48,7 +48,7 @@ const std::vector<CmdFlag>& cmd_flags() {
       {"--all-attrs", {"dump"}},            {"--save-temps", {"build"}}, {"-v", {"build"}},
       {"--verbose", {"build"}},             {"--params", {"build", "emit"}},
       {"--fetch", {"build", "emit"}},       {"--no-fuse", {"build", "emit", "opt"}},
-      {"--train", {"build", "emit"}},
+      {"--train", {"build", "emit"}},       {"--markdown", {"ops"}},
   };
   return k;
 }
