@@ -92,6 +92,8 @@ PipelineOptions pipeline_options(const BuildOptions& o, bool opt) {
   auto has = [&](const std::string& pass) { return std::find(p.passes.begin(), p.passes.end(), pass) != p.passes.end(); };
   p.passes = o.passes;
   if (p.passes.empty() && (opt || o.train)) p.passes = {"autodiff", "optimizer"};
+  // Inference rewrites (the pipeline skips them for a trainer program).
+  if (o.passes.empty() && !opt && !o.train) p.passes = kInferenceRewrites;
   if (!opt && o.fuse && !has("fuse")) p.passes.push_back("fuse");
   if (!o.fuse) std::erase(p.passes, "fuse");
   // Training starts from a forward or exported inference program.

@@ -11,6 +11,7 @@
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/registry.h"
 #include "transpilers/autodiff.h"
+#include "transpilers/dead_code.h"
 #include "transpilers/loss.h"
 #include "transpilers/strip_inference.h"
 
@@ -71,6 +72,13 @@ std::string sole_fetch_target(const Program& p) {
                   : fmt::format("training needs --loss VAR: the program has {} fetch targets ({}); name the one "
                                 "to train on",
                                 targets.size(), fmt::join(shown, ", ")));
+}
+
+bool has_optimizer(const pb::ProgramDesc& prog) {
+  for (const auto& block : prog.blocks())
+    for (const auto& op : block.ops())
+      if (const ops::OpDef* def = ops::find_op(op.type()); def && def->has(ops::kOptimizer)) return true;
+  return false;
 }
 
 void run_hook(const PassHook& hook, const std::string& pass, PipelineState& s) {
@@ -148,6 +156,17 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
     r.after("distribute", s.main);
   }
 
+  // 6. dead-code: after every pass that adds ops (their results may be the
+  //    only uses of earlier ones); before the check, so what is removed is
+  //    never checked or compiled. Inference programs only: a trainer's loss
+  //    is a result without a fetch op.
+  if (r.selected("dead-code") && !has_optimizer(s.main)) {
+    std::vector<std::string> keep = o.fetch;
+    if (!s.loss.empty()) keep.push_back(s.loss);
+    if (remove_dead_code(s.main, keep) > 0) rewrote = true;
+    r.after("dead-code", s.main);
+  }
+
   // The rewritten programs must verify and infer like any input; from here
   // on main is frozen: the passes below only add side tables, which name
   // its ops and variables.
@@ -170,14 +189,14 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   check_dataflow(res.main, res.info, diags);
   diags.throw_if_errors();
 
-  // 6. fuse: after the last op rewrite (the plan names ops by index) and
+  // 7. fuse: after the last op rewrite (the plan names ops by index) and
   //    after the fetch list is final (a fetched value is never fused away).
   if (r.selected("fuse")) {
     s.fusion = plan_fusion(res.main, res.info);
     r.after("fuse", res.main.desc(), fusion_plan_text(s.fusion, res.main));
   }
 
-  // 7. memory-plan (slot, no pass yet): last, since it needs the fusion
+  // 8. memory-plan (slot, no pass yet): last, since it needs the fusion
   //    plan: a fused intermediate is never materialised and needs no buffer.
   if (r.selected("memory-plan")) {
     run_hook(o.memory_plan, "memory-plan", s);
