@@ -12,6 +12,7 @@
 #include "compiler/ops/registry.h"
 #include "transpilers/autodiff.h"
 #include "transpilers/dead_code.h"
+#include "transpilers/remove_dropout.h"
 #include "transpilers/loss.h"
 #include "transpilers/strip_inference.h"
 
@@ -156,11 +157,20 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
     r.after("distribute", s.main);
   }
 
-  // 6. dead-code: after every pass that adds ops (their results may be the
+  // 6. remove-dropout: inference programs only (a trainer's dropout is
+  //    random); before dead-code, which then drops what fed only a mask.
+  const bool inference = !has_optimizer(s.main);
+  if (r.selected("remove-dropout") && inference) {
+    std::vector<std::string> keep = o.fetch;
+    if (remove_dropout(s.main, keep) > 0) rewrote = true;
+    r.after("remove-dropout", s.main);
+  }
+
+  // 7. dead-code: after every pass that adds ops (their results may be the
   //    only uses of earlier ones); before the check, so what is removed is
   //    never checked or compiled. Inference programs only: a trainer's loss
   //    is a result without a fetch op.
-  if (r.selected("dead-code") && !has_optimizer(s.main)) {
+  if (r.selected("dead-code") && inference) {
     std::vector<std::string> keep = o.fetch;
     if (!s.loss.empty()) keep.push_back(s.loss);
     if (remove_dead_code(s.main, keep) > 0) rewrote = true;
@@ -189,14 +199,14 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   check_dataflow(res.main, res.info, diags);
   diags.throw_if_errors();
 
-  // 7. fuse: after the last op rewrite (the plan names ops by index) and
+  // 8. fuse: after the last op rewrite (the plan names ops by index) and
   //    after the fetch list is final (a fetched value is never fused away).
   if (r.selected("fuse")) {
     s.fusion = plan_fusion(res.main, res.info);
     r.after("fuse", res.main.desc(), fusion_plan_text(s.fusion, res.main));
   }
 
-  // 8. memory-plan (slot, no pass yet): last, since it needs the fusion
+  // 9. memory-plan (slot, no pass yet): last, since it needs the fusion
   //    plan: a fused intermediate is never materialised and needs no buffer.
   if (r.selected("memory-plan")) {
     run_hook(o.memory_plan, "memory-plan", s);

@@ -19,10 +19,11 @@ namespace fluidc {
 /// and `memory-plan` are slots for passes still to come (PipelineOptions'
 /// hooks); naming them without a hook is an error.
 inline const std::vector<std::string> kPipelinePasses = {
-    "strip-inference", "loss", "autodiff", "optimizer", "distribute", "dead-code", "fuse", "memory-plan"};
+    "strip-inference", "loss", "autodiff", "optimizer", "distribute", "remove-dropout", "dead-code", "fuse",
+    "memory-plan"};
 /// The rewrites `build` and `emit` run by default on an inference program
 /// (no optimizer op) when --passes does not say otherwise.
-inline const std::vector<std::string> kInferenceRewrites = {"dead-code"};
+inline const std::vector<std::string> kInferenceRewrites = {"remove-dropout", "dead-code"};
 
 struct PipelineState;
 /// A pass plugged into one of the empty slots: rewrites state.main /

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ enum Trait : unsigned {
 };
 
 using InferShapeFn = void (*)(ShapeCtx&);
+/// For ops that at inference are a plain scaling Out = X * factor (dropout
+/// with is_test): the factor for this op's attributes, or nullopt when the
+/// op is not in that mode.
+using InferenceScaleFn = std::optional<float> (*)(const pb::OpDesc&);
 using EmitFn = void (*)(EmitCtx&);
 /// Builds the gradient op of `fwd` for an op whose gradient is not the
 /// generic `<grad>` op (slots mapped by name). `grad_of(name)` gives the
@@ -128,6 +133,9 @@ struct OpDef {
   std::string pointwise;
   /// Optimizer ops: state slots, initial values, attributes (see above).
   const OptimizerDef* optimizer = nullptr;
+  /// Set for ops that are a scaling of X into Out at inference (see
+  /// InferenceScaleFn); the remove-dropout pass replaces them.
+  InferenceScaleFn inference_scale = nullptr;
 
   bool has(Trait t) const { return (traits & t) != 0; }
   const SlotDef* input(const std::string& slot) const;
