@@ -1,0 +1,79 @@
+// kernels/cpu/conv_depthwise.h - private: the direct loops of a depthwise convolution, one channel plane at a time.
+//
+// A depthwise filter has one input channel per output channel, so a GEMM
+// would have an inner dimension of only k*k; these loops instead run along
+// output rows, contiguous in both planes when the stride is 1, which the
+// compiler vectorises.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/cpu/conv_lowering.h"
+
+namespace fluidc::kernels::detail {
+
+/// Calls f(out_row, in_row, tap, lo, hi) for every output row, filter tap
+/// and input row that tap reads (rows over the padding skipped); f covers
+/// outputs [lo, hi) of the row, reading in_row[o * stride].
+template <class F>
+void for_each_tap_row(const Lowering& l, F&& f) {
+  const int64_t O1 = l.col[1], O2 = l.col[2];
+  for (int64_t o0 = 0; o0 < l.col[0]; ++o0)
+    for (int64_t o1 = 0; o1 < O1; ++o1) {
+      const int64_t out_row = (o0 * O1 + o1) * O2;
+      for (int64_t k0 = 0; k0 < l.k[0]; ++k0) {
+        const int64_t i0 = o0 * l.s[0] - l.p[0] + k0 * l.d[0];
+        if (i0 < 0 || i0 >= l.img[0]) continue;
+        for (int64_t k1 = 0; k1 < l.k[1]; ++k1) {
+          const int64_t i1 = o1 * l.s[1] - l.p[1] + k1 * l.d[1];
+          if (i1 < 0 || i1 >= l.img[1]) continue;
+          for (int64_t k2 = 0; k2 < l.k[2]; ++k2) {
+            const int64_t off2 = k2 * l.d[2] - l.p[2];
+            int64_t lo, hi;
+            valid_range(off2, l.s[2], l.img[2], O2, lo, hi);
+            f(out_row, (i0 * l.img[1] + i1) * l.img[2] + off2, (k0 * l.k[1] + k1) * l.k[2] + k2, lo, hi);
+          }
+        }
+      }
+    }
+}
+
+/// y[col_size] = the plane x[img_size] filtered by w[taps].
+template <class T>
+void depthwise_plane(const Lowering& l, const T* x, const T* w, T* y) {
+  std::fill(y, y + l.col_size(), T(0));
+  const int64_t s = l.s[2];
+  for_each_tap_row(l, [&](int64_t yo, int64_t xo, int64_t tap, int64_t lo, int64_t hi) {
+    const T wv = w[tap];
+    T* yr = y + yo;
+    const T* xr = x + xo;
+    if (s == 1)
+      for (int64_t o = lo; o < hi; ++o) yr[o] += wv * xr[o];
+    else
+      for (int64_t o = lo; o < hi; ++o) yr[o] += wv * xr[o * s];
+  });
+}
+
+/// dx[img_size] += the adjoint of depthwise_plane applied to dy (when dx is
+/// set); dw[taps] += dy . x over each tap's positions (when dw is set).
+template <class T>
+void depthwise_plane_grad(const Lowering& l, const T* x, const T* w, const T* dy, T* dx, T* dw) {
+  const int64_t s = l.s[2];
+  for_each_tap_row(l, [&](int64_t yo, int64_t xo, int64_t tap, int64_t lo, int64_t hi) {
+    const T* g = dy + yo;
+    if (dx) {
+      const T wv = w[tap];
+      T* d = dx + xo;
+      for (int64_t o = lo; o < hi; ++o) d[o * s] += wv * g[o];
+    }
+    if (dw) {
+      const T* xr = x + xo;
+      T acc = 0;
+      for (int64_t o = lo; o < hi; ++o) acc += g[o] * xr[o * s];
+      dw[tap] += acc;
+    }
+  });
+}
+
+}  // namespace fluidc::kernels::detail
