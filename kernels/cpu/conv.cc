@@ -19,6 +19,21 @@ using shapes::ConvGeometry;
 /// dimension would be the filter's taps only.
 bool is_depthwise(const ConvGeometry& g) { return g.groups == g.C && g.groups > 1; }
 
+// The kernels are built for baseline x86-64; the fp32 depthwise loop (the
+// part of MobileNet-style models that is not a GEMM) gets AVX2/AVX-512 clones.
+__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void depthwise_plane_f32(const Lowering& l,
+                                                                                             const float* x,
+                                                                                             const float* w,
+                                                                                             float* y) {
+  depthwise_plane(l, x, w, y);
+}
+
+template <class T>
+void depthwise_plane_any(const Lowering& l, const T* x, const T* w, T* y) {
+  if constexpr (std::is_same_v<T, float>) depthwise_plane_f32(l, x, w, y);
+  else depthwise_plane(l, x, w, y);
+}
+
 /// y[N, M, Pout] from x[N, C, Pin] and w[M, C/groups, taps], channels first.
 template <class T>
 void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
@@ -28,7 +43,7 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
     const int64_t mult = g.M / g.C;
     rt::parallel_for(g.N * g.M, [&](int64_t i) {
       const int64_t n = i / g.M, m = i % g.M;
-      depthwise_plane(l, x + (n * g.C + m / mult) * Pin, w + m * taps, y + i * Pout);
+      depthwise_plane_any(l, x + (n * g.C + m / mult) * Pin, w + m * taps, y + i * Pout);
     });
     return;
   }

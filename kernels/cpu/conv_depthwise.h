@@ -13,30 +13,37 @@
 
 namespace fluidc::kernels::detail {
 
-/// Calls f(out_row, in_row, tap, lo, hi) for every output row, filter tap
-/// and input row that tap reads (rows over the padding skipped); f covers
-/// outputs [lo, hi) of the row, reading in_row[o * stride].
+/// Calls f(out_row, in_row, tap, lo, hi) for every filter tap and every
+/// output row whose input row that tap reads (rows over the padding
+/// skipped); f covers outputs [lo, hi) of the row, reading in_row[o * stride].
+/// Taps are the outer loops so the valid ranges (divisions) are worked out
+/// once per tap, not once per row; a plane stays in cache across the taps.
 template <class F>
 void for_each_tap_row(const Lowering& l, F&& f) {
   const int64_t O1 = l.col[1], O2 = l.col[2];
-  for (int64_t o0 = 0; o0 < l.col[0]; ++o0)
-    for (int64_t o1 = 0; o1 < O1; ++o1) {
-      const int64_t out_row = (o0 * O1 + o1) * O2;
-      for (int64_t k0 = 0; k0 < l.k[0]; ++k0) {
-        const int64_t i0 = o0 * l.s[0] - l.p[0] + k0 * l.d[0];
-        if (i0 < 0 || i0 >= l.img[0]) continue;
-        for (int64_t k1 = 0; k1 < l.k[1]; ++k1) {
-          const int64_t i1 = o1 * l.s[1] - l.p[1] + k1 * l.d[1];
-          if (i1 < 0 || i1 >= l.img[1]) continue;
-          for (int64_t k2 = 0; k2 < l.k[2]; ++k2) {
-            const int64_t off2 = k2 * l.d[2] - l.p[2];
-            int64_t lo, hi;
-            valid_range(off2, l.s[2], l.img[2], O2, lo, hi);
-            f(out_row, (i0 * l.img[1] + i1) * l.img[2] + off2, (k0 * l.k[1] + k1) * l.k[2] + k2, lo, hi);
+  for (int64_t k0 = 0; k0 < l.k[0]; ++k0) {
+    const int64_t off0 = k0 * l.d[0] - l.p[0];
+    int64_t lo0, hi0;
+    valid_range(off0, l.s[0], l.img[0], l.col[0], lo0, hi0);
+    for (int64_t k1 = 0; k1 < l.k[1]; ++k1) {
+      const int64_t off1 = k1 * l.d[1] - l.p[1];
+      int64_t lo1, hi1;
+      valid_range(off1, l.s[1], l.img[1], O1, lo1, hi1);
+      for (int64_t k2 = 0; k2 < l.k[2]; ++k2) {
+        const int64_t off2 = k2 * l.d[2] - l.p[2];
+        int64_t lo2, hi2;
+        valid_range(off2, l.s[2], l.img[2], O2, lo2, hi2);
+        const int64_t tap = (k0 * l.k[1] + k1) * l.k[2] + k2;
+        for (int64_t o0 = lo0; o0 < hi0; ++o0) {
+          const int64_t i0 = o0 * l.s[0] + off0;
+          for (int64_t o1 = lo1; o1 < hi1; ++o1) {
+            const int64_t i1 = o1 * l.s[1] + off1;
+            f((o0 * O1 + o1) * O2, (i0 * l.img[1] + i1) * l.img[2] + off2, tap, lo2, hi2);
           }
         }
       }
     }
+  }
 }
 
 /// y[col_size] = the plane x[img_size] filtered by w[taps].
