@@ -46,9 +46,56 @@ void for_each_tap_row(const Lowering& l, F&& f) {
   }
 }
 
+/// depthwise_plane for the common window of three taps along rows at
+/// stride 1 (MobileNet's 3x3): the three taps of an input row are applied
+/// in one pass over the output row, so each output is loaded and stored once
+/// per input row instead of once per tap.
+template <class T>
+void depthwise_plane_row3(const Lowering& l, const T* x, const T* w, T* y) {
+  std::fill(y, y + l.col_size(), T(0));
+  const int64_t O1 = l.col[1], O2 = l.col[2];
+  int64_t off[3], lo[3], hi[3];
+  for (int k = 0; k < 3; ++k) {
+    off[k] = k * l.d[2] - l.p[2];
+    valid_range(off[k], 1, l.img[2], O2, lo[k], hi[k]);
+  }
+  // Outputs where all three taps are inside the row; the rest take the taps one by one.
+  const int64_t lo_all = std::max({lo[0], lo[1], lo[2]});
+  const int64_t hi_all = std::max(lo_all, std::min({hi[0], hi[1], hi[2]}));
+  for (int64_t k0 = 0; k0 < l.k[0]; ++k0) {
+    const int64_t off0 = k0 * l.d[0] - l.p[0];
+    int64_t lo0, hi0;
+    valid_range(off0, l.s[0], l.img[0], l.col[0], lo0, hi0);
+    for (int64_t k1 = 0; k1 < l.k[1]; ++k1) {
+      const int64_t off1 = k1 * l.d[1] - l.p[1];
+      int64_t lo1, hi1;
+      valid_range(off1, l.s[1], l.img[1], O1, lo1, hi1);
+      const T* wr = w + (k0 * l.k[1] + k1) * 3;
+      const T w0 = wr[0], w1 = wr[1], w2 = wr[2];
+      for (int64_t o0 = lo0; o0 < hi0; ++o0)
+        for (int64_t o1 = lo1; o1 < hi1; ++o1) {
+          T* yr = y + (o0 * O1 + o1) * O2;
+          const T* xr = x + ((o0 * l.s[0] + off0) * l.img[1] + o1 * l.s[1] + off1) * l.img[2];
+          const T *x0 = xr + off[0], *x1 = xr + off[1], *x2 = xr + off[2];
+          for (int64_t o = lo_all; o < hi_all; ++o) yr[o] += w0 * x0[o] + w1 * x1[o] + w2 * x2[o];
+          for (int k = 0; k < 3; ++k) {
+            const T wk = wr[k];
+            const T* xk = xr + off[k];
+            for (int64_t o = lo[k]; o < std::min(hi[k], lo_all); ++o) yr[o] += wk * xk[o];
+            for (int64_t o = std::max(lo[k], hi_all); o < hi[k]; ++o) yr[o] += wk * xk[o];
+          }
+        }
+    }
+  }
+}
+
 /// y[col_size] = the plane x[img_size] filtered by w[taps].
 template <class T>
 void depthwise_plane(const Lowering& l, const T* x, const T* w, T* y) {
+  if (l.k[2] == 3 && l.s[2] == 1) {
+    depthwise_plane_row3(l, x, w, y);
+    return;
+  }
   std::fill(y, y + l.col_size(), T(0));
   const int64_t s = l.s[2];
   for_each_tap_row(l, [&](int64_t yo, int64_t xo, int64_t tap, int64_t lo, int64_t hi) {
