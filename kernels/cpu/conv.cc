@@ -19,18 +19,28 @@ using shapes::ConvGeometry;
 /// dimension would be the filter's taps only.
 bool is_depthwise(const ConvGeometry& g) { return g.groups == g.C && g.groups > 1; }
 
-// The kernels are built for baseline x86-64; the fp32 depthwise loop (the
-// part of MobileNet-style models that is not a GEMM) gets AVX2/AVX-512 clones.
+// The kernels are built for baseline x86-64; the fp32 depthwise loops (the
+// part of MobileNet-style models that is not a GEMM) get AVX2/AVX-512 clones.
+// Stride-1 2-D windows go through a zero-padded copy of the plane, in
+// per-thread buffers (the planes are spread over the threads).
 __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void depthwise_plane_f32(const Lowering& l,
                                                                                              const float* x,
                                                                                              const float* w,
                                                                                              float* y) {
-  depthwise_plane(l, x, w, y);
+  int64_t nxp, nyp;
+  if (padded_plane_sizes(l, nxp, nyp))
+    depthwise_plane_padded(l, x, w, y, conv_buffer<float>(ConvBuf::kPlaneIn, nxp),
+                           conv_buffer<float>(ConvBuf::kPlaneOut, nyp));
+  else
+    depthwise_plane(l, x, w, y);
 }
 
 template <class T>
 void depthwise_plane_any(const Lowering& l, const T* x, const T* w, T* y) {
+  int64_t nxp, nyp;
   if constexpr (std::is_same_v<T, float>) depthwise_plane_f32(l, x, w, y);
+  else if (padded_plane_sizes(l, nxp, nyp))
+    depthwise_plane_padded(l, x, w, y, conv_buffer<T>(ConvBuf::kPlaneIn, nxp), conv_buffer<T>(ConvBuf::kPlaneOut, nyp));
   else depthwise_plane(l, x, w, y);
 }
 

@@ -46,56 +46,43 @@ void for_each_tap_row(const Lowering& l, F&& f) {
   }
 }
 
-/// depthwise_plane for the common window of three taps along rows at
-/// stride 1 (MobileNet's 3x3): the three taps of an input row are applied
-/// in one pass over the output row, so each output is loaded and stored once
-/// per input row instead of once per tap.
+/// depthwise_plane for a 2-D window at stride 1 (MobileNet's 3x3): the
+/// plane is copied into a zero-padded buffer whose rows are as wide as the
+/// padded input, so every tap is one long contiguous multiply-add over the
+/// whole plane (no edge cases, no short rows); the output rows are then
+/// copied out of the padded width. Planes stay in L1/L2 across the taps.
 template <class T>
-void depthwise_plane_row3(const Lowering& l, const T* x, const T* w, T* y) {
-  std::fill(y, y + l.col_size(), T(0));
-  const int64_t O1 = l.col[1], O2 = l.col[2];
-  int64_t off[3], lo[3], hi[3];
-  for (int k = 0; k < 3; ++k) {
-    off[k] = k * l.d[2] - l.p[2];
-    valid_range(off[k], 1, l.img[2], O2, lo[k], hi[k]);
-  }
-  // Outputs where all three taps are inside the row; the rest take the taps one by one.
-  const int64_t lo_all = std::max({lo[0], lo[1], lo[2]});
-  const int64_t hi_all = std::max(lo_all, std::min({hi[0], hi[1], hi[2]}));
-  for (int64_t k0 = 0; k0 < l.k[0]; ++k0) {
-    const int64_t off0 = k0 * l.d[0] - l.p[0];
-    int64_t lo0, hi0;
-    valid_range(off0, l.s[0], l.img[0], l.col[0], lo0, hi0);
-    for (int64_t k1 = 0; k1 < l.k[1]; ++k1) {
-      const int64_t off1 = k1 * l.d[1] - l.p[1];
-      int64_t lo1, hi1;
-      valid_range(off1, l.s[1], l.img[1], O1, lo1, hi1);
-      const T* wr = w + (k0 * l.k[1] + k1) * 3;
-      const T w0 = wr[0], w1 = wr[1], w2 = wr[2];
-      for (int64_t o0 = lo0; o0 < hi0; ++o0)
-        for (int64_t o1 = lo1; o1 < hi1; ++o1) {
-          T* yr = y + (o0 * O1 + o1) * O2;
-          const T* xr = x + ((o0 * l.s[0] + off0) * l.img[1] + o1 * l.s[1] + off1) * l.img[2];
-          const T *x0 = xr + off[0], *x1 = xr + off[1], *x2 = xr + off[2];
-          for (int64_t o = lo_all; o < hi_all; ++o) yr[o] += w0 * x0[o] + w1 * x1[o] + w2 * x2[o];
-          for (int k = 0; k < 3; ++k) {
-            const T wk = wr[k];
-            const T* xk = xr + off[k];
-            for (int64_t o = lo[k]; o < std::min(hi[k], lo_all); ++o) yr[o] += wk * xk[o];
-            for (int64_t o = std::max(lo[k], hi_all); o < hi[k]; ++o) yr[o] += wk * xk[o];
-          }
-        }
+void depthwise_plane_padded(const Lowering& l, const T* x, const T* w, T* y, T* xp, T* yp) {
+  const int64_t H = l.img[1], W = l.img[2], O1 = l.col[1], O2 = l.col[2];
+  const int64_t Hp = O1 + l.d[1] * (l.k[1] - 1), Wp = O2 + l.d[2] * (l.k[2] - 1);
+  std::fill(xp, xp + Hp * Wp, T(0));
+  for (int64_t r = 0; r < H; ++r) std::copy(x + r * W, x + (r + 1) * W, xp + (r + l.p[1]) * Wp + l.p[2]);
+  const int64_t n = (O1 - 1) * Wp + O2;
+  std::fill(yp, yp + n, T(0));
+  for (int64_t a = 0; a < l.k[1]; ++a)
+    for (int64_t b = 0; b < l.k[2]; ++b) {
+      const T wv = w[a * l.k[2] + b];
+      const T* xs = xp + a * l.d[1] * Wp + b * l.d[2];
+      for (int64_t f = 0; f < n; ++f) yp[f] += wv * xs[f];
     }
-  }
+  for (int64_t r = 0; r < O1; ++r) std::copy(yp + r * Wp, yp + r * Wp + O2, y + r * O2);
+}
+
+/// Whether depthwise_plane_padded applies, and its buffer sizes.
+inline bool padded_plane_sizes(const Lowering& l, int64_t& xp, int64_t& yp) {
+  if (l.img[0] != 1 || l.k[0] != 1 || l.s[1] != 1 || l.s[2] != 1) return false;
+  const int64_t Hp = l.col[1] + l.d[1] * (l.k[1] - 1), Wp = l.col[2] + l.d[2] * (l.k[2] - 1);
+  // Padding beyond the output's reach (possible with explicit paddings) would
+  // put input rows outside the buffer: the general loop handles those.
+  if (l.p[1] + l.img[1] > Hp || l.p[2] + l.img[2] > Wp) return false;
+  xp = Hp * Wp;
+  yp = l.col[1] * Wp;
+  return true;
 }
 
 /// y[col_size] = the plane x[img_size] filtered by w[taps].
 template <class T>
 void depthwise_plane(const Lowering& l, const T* x, const T* w, T* y) {
-  if (l.k[2] == 3 && l.s[2] == 1) {
-    depthwise_plane_row3(l, x, w, y);
-    return;
-  }
   std::fill(y, y + l.col_size(), T(0));
   const int64_t s = l.s[2];
   for_each_tap_row(l, [&](int64_t yo, int64_t xo, int64_t tap, int64_t lo, int64_t hi) {
