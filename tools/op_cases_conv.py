@@ -42,6 +42,8 @@ def main():
     conv2d("conv2d_groups2", [2, 4, 6, 6], [6, 2, 3, 2], padding=[1, 0], groups=2)
     conv2d("conv2d_asymmetric_pads", [2, 3, 7, 7], [4, 3, 3, 3], stride=[2, 1], padding=[1, 2, 0, 1])
     conv2d("conv2d_same", [2, 3, 7, 8], [4, 3, 3, 3], stride=2, padding="SAME")
+    # Paddle's SAME sets the dilations to 1.
+    conv2d("conv2d_same_dilation2", [2, 3, 7, 6], [4, 3, 3, 3], padding="SAME", dilation=2)
     conv2d("conv2d_valid", [2, 3, 6, 7], [4, 3, 2, 3], padding="VALID")
     conv2d("conv2d_nhwc", [2, 6, 7, 3], [4, 3, 3, 3], stride=[1, 2], padding=1, data_format="NHWC")
     conv2d("conv2d_1x1", [2, 5, 6, 6], [4, 5, 1, 1])
