@@ -106,12 +106,18 @@ void depthwise_plane_grad(const Lowering& l, const T* x, const T* w, const T* dy
     if (dx) {
       const T wv = w[tap];
       T* d = dx + xo;
-      for (int64_t o = lo; o < hi; ++o) d[o * s] += wv * g[o];
+      if (s == 1)  // contiguous: vectorised
+        for (int64_t o = lo; o < hi; ++o) d[o] += wv * g[o];
+      else
+        for (int64_t o = lo; o < hi; ++o) d[o * s] += wv * g[o];
     }
     if (dw) {
       const T* xr = x + xo;
       T acc = 0;
-      for (int64_t o = lo; o < hi; ++o) acc += g[o] * xr[o * s];
+      if (s == 1)
+        for (int64_t o = lo; o < hi; ++o) acc += g[o] * xr[o];
+      else
+        for (int64_t o = lo; o < hi; ++o) acc += g[o] * xr[o * s];
       dw[tap] += acc;
     }
   });

@@ -237,6 +237,12 @@ TEST_CASE("conv2d_transpose: a hand-computed stride-2 scatter", "[conv]") {
   kernels::conv2d_transpose(x, w, nullptr, y, transpose_attrs({2, 2}, {0, 0}, {1, 1}, 1));
   CHECK(y.shape() == Shape{1, 1, 4, 4});
   CHECK(values(y) == std::vector<double>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4});
+  SECTION("Bias is added per output channel") {
+    Tensor b = f32(Shape{1}, {0.5f});
+    kernels::conv2d_transpose(x, w, &b, y, transpose_attrs({2, 2}, {0, 0}, {1, 1}, 1));
+    CHECK(get(y, 0) == 1.5);
+    CHECK(get(y, 15) == 4.5);
+  }
 }
 
 TEST_CASE("convolutions match their definition", "[conv]") {
