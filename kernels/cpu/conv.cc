@@ -44,6 +44,39 @@ void depthwise_plane_any(const Lowering& l, const T* x, const T* w, T* y) {
   else depthwise_plane(l, x, w, y);
 }
 
+/// Narrow images (a late CNN layer's 7x7 = 49 positions) fill the GEMM's
+/// 48-wide column tiles poorly, one image at a time; with a batch, the
+/// columns of all images go into one product, while the column matrix
+/// stays under 16 MB of fp32.
+bool batched_columns(int64_t N, int64_t Pout, int64_t K) {
+  constexpr int64_t kNarrow = 192, kMaxColumns = int64_t{4} << 20;
+  return N > 1 && Pout < kNarrow && K * Pout * N <= kMaxColumns;
+}
+
+/// forward() with one GEMM per group over the whole batch: col[K, N*Pout]
+/// (image n in columns [n*Pout, (n+1)*Pout)), then the product's
+/// [Mg, N*Pout] rows are copied to each image's output channels.
+template <class T>
+void forward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const T* w, T* y) {
+  const int64_t Pin = l.img_size(), Pout = l.col_size();
+  const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * l.taps(), cols = g.N * Pout;
+  T* col = conv_buffer<T>(ConvBuf::kCol, K * cols);
+  T* prod = conv_buffer<T>(ConvBuf::kBatchProduct, Mg * cols);
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    for (int64_t n = 0; n < g.N; ++n) {
+      const T* img = x + (n * g.C + gi * Cg) * Pin;
+      if (l.pointwise())
+        for (int64_t r = 0; r < K; ++r) std::copy(img + r * Pin, img + (r + 1) * Pin, col + r * cols + n * Pout);
+      else
+        im2col(l, Cg, img, col + n * Pout, cols);
+    }
+    conv_gemm<T>(false, false, Mg, cols, K, w + gi * Mg * K, col, T(0), prod);
+    for (int64_t n = 0; n < g.N; ++n)
+      for (int64_t m = 0; m < Mg; ++m)
+        std::copy(prod + m * cols + n * Pout, prod + m * cols + (n + 1) * Pout, y + (n * g.M + gi * Mg + m) * Pout);
+  }
+}
+
 /// y[N, M, Pout] from x[N, C, Pin] and w[M, C/groups, taps], channels first.
 template <class T>
 void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
@@ -58,6 +91,10 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
     return;
   }
   const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * taps;
+  if (batched_columns(g.N, Pout, K)) {
+    forward_batched(g, l, x, w, y);
+    return;
+  }
   const bool pointwise = l.pointwise();
   T* col = pointwise ? nullptr : conv_buffer<T>(ConvBuf::kCol, K * Pout);
   for (int64_t n = 0; n < g.N; ++n)
