@@ -26,5 +26,6 @@ void add_control_flow_ops(std::vector<OpDef>& table);
 void add_tensor_manip_ops(std::vector<OpDef>& table);
 void add_reshape_ops(std::vector<OpDef>& table);
 void add_transpose_ops(std::vector<OpDef>& table);
+void add_conv_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops

@@ -13,6 +13,7 @@
 #include "kernels/activation.h"
 #include "kernels/compare.h"
 #include "kernels/control.h"
+#include "kernels/conv.h"
 #include "kernels/elementwise.h"
 #include "kernels/fill.h"
 #include "kernels/loss.h"
@@ -74,4 +75,8 @@ TEST_CASE("every kernel attribute struct lists all its members", "[attrs]") {
 TEST_CASE("the member count sees a member missing from a list", "[attrs]") {
   CHECK(member_count<IncompleteList>() == 2);
   CHECK(listed_count<IncompleteList>() == 1);
+}
+
+TEST_CASE("the conv family's attribute structs list all their members", "[attrs]") {
+  check_all<fluidc::kernels::ConvAttrs, fluidc::kernels::ConvTransposeAttrs>();
 }

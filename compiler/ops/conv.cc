@@ -1,0 +1,64 @@
+// compiler/ops/conv.cc - conv2d, depthwise_conv2d, conv3d, conv2d_transpose, depthwise_conv2d_transpose and their grads.
+#include "compiler/ops/attr_struct.h"
+#include "compiler/ops/registry.h"
+#include "compiler/ops/shape_ctx.h"
+#include "kernels/shapes/conv.h"
+
+namespace fluidc::ops {
+namespace {
+
+// Output from the kernels' rule (kernels/shapes/conv.h) over the parsed attributes.
+template <class Attrs, int Nsp,
+          std::string (*Rule)(const rt::Shape&, const rt::Shape&, const Attrs&, int, shapes::ConvGeometry&)>
+void infer_conv(ShapeCtx& c) {
+  const TensorType& x = c.input("Input");
+  const TensorType& w = c.input("Filter");
+  rt::Shape xs, ws;
+  if (!x.known || !w.known || !shape_rules::to_shape(c, x, xs) || !shape_rules::to_shape(c, w, ws)) return;
+  shapes::ConvGeometry g;
+  if (std::string e = Rule(xs, ws, parse_attrs<Attrs>(c.op()), Nsp, g); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType out = x;
+  out.dims = shape_rules::from_shape(g.out_shape);
+  c.set_output("Output", out);
+}
+
+}  // namespace
+
+void add_conv_ops(std::vector<OpDef>& t) {
+  using kernels::ConvAttrs, kernels::ConvTransposeAttrs;
+  // Bias and ResidualData: optional slots of MKL-DNN era programs (see kernels/conv.h).
+  struct Conv {
+    const char* type;
+    InferShapeFn infer;
+  };
+  for (const Conv& v : {Conv{"conv2d", infer_conv<ConvAttrs, 2, shapes::conv_shape>},
+                        Conv{"depthwise_conv2d", infer_conv<ConvAttrs, 2, shapes::conv_shape>},
+                        Conv{"conv3d", infer_conv<ConvAttrs, 3, shapes::conv_shape>}}) {
+    std::string fwd = v.type;
+    t.push_back({.type = fwd, .family = "conv",
+                 .inputs = {{"Input"}, {"Filter"}, {"Bias", true}, {"ResidualData", true}},
+                 .outputs = {{"Output"}}, .attrs = kernel_attrs<ConvAttrs>(), .attrs_struct = "ConvAttrs",
+                 .grad = fwd + "_grad", .infer_shape = v.infer});
+    t.push_back({.type = fwd + "_grad", .family = "conv", .inputs = {{"Input"}, {"Filter"}, {"Output@GRAD"}},
+                 .outputs = {{"Input@GRAD", true}, {"Filter@GRAD", true}}, .attrs = kernel_attrs<ConvAttrs>(),
+                 .attrs_struct = "ConvAttrs", .infer_shape = shape_rules::grads_like_inputs});
+  }
+  // Paddle's transposed convolutions carry Bias into their grad op too.
+  for (const char* type : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {
+    std::string fwd = type;
+    t.push_back({.type = fwd, .family = "conv", .inputs = {{"Input"}, {"Filter"}, {"Bias", true}},
+                 .outputs = {{"Output"}}, .attrs = kernel_attrs<ConvTransposeAttrs>(),
+                 .attrs_struct = "ConvTransposeAttrs", .grad = fwd + "_grad",
+                 .infer_shape = infer_conv<ConvTransposeAttrs, 2, shapes::conv_transpose_shape>});
+    t.push_back({.type = fwd + "_grad", .family = "conv",
+                 .inputs = {{"Input"}, {"Filter"}, {"Bias", true}, {"Output@GRAD"}},
+                 .outputs = {{"Input@GRAD", true}, {"Filter@GRAD", true}},
+                 .attrs = kernel_attrs<ConvTransposeAttrs>(), .attrs_struct = "ConvTransposeAttrs",
+                 .infer_shape = shape_rules::grads_like_inputs});
+  }
+}
+
+}  // namespace fluidc::ops

@@ -1,0 +1,119 @@
+// kernels/conv.h - convolutions (conv2d, depthwise_conv2d, conv3d) and transposed convolutions, with gradients.
+//
+// Layouts follow Paddle: Input is [N, C, (D,) H, W] (channels first: NCHW,
+// NCDHW, AnyLayout) or [N, (D,) H, W, C] (NHWC, NDHWC). Filter is always
+// [M, C/groups, (kd,) kh, kw] for a convolution and [C, M/groups, (kd,) kh, kw]
+// for a transposed one, whatever data_format says. fp32 and fp64.
+//
+// Bias and ResidualData are optional slots of old (MKL-DNN era) programs,
+// normally empty. When a program does bind them (a fused conv + bias +
+// residual), they are added as that fusion meant: Bias per output channel,
+// ResidualData elementwise. Their gradients are not produced (Paddle's grad
+// ops have no Bias@GRAD). Other attributes of real programs (use_cudnn,
+// fuse_relu, Scale_in, workspace_size_MB, ...) only steer Paddle's backends
+// and are ignored.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/attr_fields.h"
+#include "runtime/tensor.h"
+
+namespace fluidc::kernels {
+
+using fluidc::rt::Tensor;
+
+/// Attributes of the convolutions and their gradients. Empty strides /
+/// dilations mean 1 and empty paddings 0 in every spatial dim (Paddle's
+/// defaults for both 2-D and 3-D).
+struct ConvAttrs {
+  std::vector<int> strides;
+  /// One value per spatial dim (symmetric) or two (before, after) per dim:
+  /// [top, bottom, left, right] for 2-D.
+  std::vector<int> paddings;
+  /// "EXPLICIT" (use paddings), "SAME" (out = ceil(in / stride), padding
+  /// split with the odd one after, dilations treated as 1) or "VALID" (no padding).
+  std::string padding_algorithm = "EXPLICIT";
+  std::vector<int> dilations;
+  int groups = 1;
+  std::string data_format = "NCHW";
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("strides", &ConvAttrs::strides);
+    f("paddings", &ConvAttrs::paddings);
+    f("padding_algorithm", &ConvAttrs::padding_algorithm);
+    f("dilations", &ConvAttrs::dilations);
+    f("groups", &ConvAttrs::groups);
+    f("data_format", &ConvAttrs::data_format);
+  }
+};
+
+/// Attributes of the transposed convolutions: a convolution's, plus the
+/// extra rows/cols that choose among the output sizes a stride allows.
+struct ConvTransposeAttrs {
+  std::vector<int> strides;
+  std::vector<int> paddings;
+  std::string padding_algorithm = "EXPLICIT";
+  std::vector<int> dilations;
+  int groups = 1;
+  std::string data_format = "NCHW";
+  /// Added to each spatial output dim (each < max(stride, dilation)).
+  std::vector<int> output_padding;
+  /// The spatial output size, in [computed, computed + stride); wins over output_padding.
+  std::vector<int> output_size;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("strides", &ConvTransposeAttrs::strides);
+    f("paddings", &ConvTransposeAttrs::paddings);
+    f("padding_algorithm", &ConvTransposeAttrs::padding_algorithm);
+    f("dilations", &ConvTransposeAttrs::dilations);
+    f("groups", &ConvTransposeAttrs::groups);
+    f("data_format", &ConvTransposeAttrs::data_format);
+    f("output_padding", &ConvTransposeAttrs::output_padding);
+    f("output_size", &ConvTransposeAttrs::output_size);
+  }
+};
+
+/// Output[n, m, o] = sum over c in m's group, k: Input[n, c, o*stride - pad + k*dilation] * Filter[m, c, k]
+/// (+ Bias[m]) (+ ResidualData[n, m, o]). Input rank 4.
+void conv2d(const Tensor& input, const Tensor& filter, const Tensor* bias, const Tensor* residual_data,
+            Tensor& output, const ConvAttrs& attrs);
+/// Input@GRAD and Filter@GRAD of conv2d; either may be null.
+void conv2d_grad(const Tensor& input, const Tensor& filter, const Tensor& output_grad, Tensor* input_grad,
+                 Tensor* filter_grad, const ConvAttrs& attrs);
+
+/// conv2d with groups == input channels (each input channel filtered on its
+/// own, Filter [M, 1, kh, kw], M a multiple of C). Same numbers as conv2d.
+void depthwise_conv2d(const Tensor& input, const Tensor& filter, const Tensor* bias, const Tensor* residual_data,
+                      Tensor& output, const ConvAttrs& attrs);
+void depthwise_conv2d_grad(const Tensor& input, const Tensor& filter, const Tensor& output_grad,
+                           Tensor* input_grad, Tensor* filter_grad, const ConvAttrs& attrs);
+
+/// The 3-D convolution: Input rank 5, Filter [M, C/groups, kd, kh, kw].
+void conv3d(const Tensor& input, const Tensor& filter, const Tensor* bias, const Tensor* residual_data,
+            Tensor& output, const ConvAttrs& attrs);
+void conv3d_grad(const Tensor& input, const Tensor& filter, const Tensor& output_grad, Tensor* input_grad,
+                 Tensor* filter_grad, const ConvAttrs& attrs);
+
+/// The transposed 2-D convolution (the input gradient of conv2d taken as a
+/// forward op): every input pixel scatters Filter[c, m, k] * Input[n, c, i]
+/// to Output[n, m, i*stride - pad + k*dilation]. Filter [C, M/groups, kh, kw].
+void conv2d_transpose(const Tensor& input, const Tensor& filter, const Tensor* bias, Tensor& output,
+                      const ConvTransposeAttrs& attrs);
+/// Bias is accepted because Paddle's grad op lists it; it has no gradient.
+void conv2d_transpose_grad(const Tensor& input, const Tensor& filter, const Tensor* bias, const Tensor& output_grad,
+                           Tensor* input_grad, Tensor* filter_grad, const ConvTransposeAttrs& attrs);
+
+/// conv2d_transpose with groups == input channels; same numbers.
+void depthwise_conv2d_transpose(const Tensor& input, const Tensor& filter, const Tensor* bias, Tensor& output,
+                                const ConvTransposeAttrs& attrs);
+void depthwise_conv2d_transpose_grad(const Tensor& input, const Tensor& filter, const Tensor* bias,
+                                     const Tensor& output_grad, Tensor* input_grad, Tensor* filter_grad,
+                                     const ConvTransposeAttrs& attrs);
+
+}  // namespace fluidc::kernels

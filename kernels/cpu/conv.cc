@@ -1,0 +1,269 @@
+// kernels/cpu/conv.cc - conv2d, depthwise_conv2d, conv3d and their gradients: im2col + GEMM, direct depthwise loops.
+#include "kernels/conv.h"
+
+#include "kernels/cpu/conv_depthwise.h"
+#include "kernels/cpu/conv_layout.h"
+#include "kernels/cpu/conv_lowering.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/shapes/conv.h"
+
+namespace fluidc::kernels {
+
+using namespace detail;
+
+namespace {
+
+using shapes::ConvGeometry;
+
+/// One input channel per group: the direct loops beat a GEMM whose inner
+/// dimension would be the filter's taps only.
+bool is_depthwise(const ConvGeometry& g) { return g.groups == g.C && g.groups > 1; }
+
+// The kernels are built for baseline x86-64; the fp32 depthwise loops (the
+// part of MobileNet-style models that is not a GEMM) get AVX2/AVX-512 clones.
+// Stride-1 2-D windows go through a zero-padded copy of the plane, in
+// per-thread buffers (the planes are spread over the threads).
+__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void depthwise_plane_f32(const Lowering& l,
+                                                                                             const float* x,
+                                                                                             const float* w,
+                                                                                             float* y) {
+  int64_t nxp, nyp;
+  if (padded_plane_sizes(l, nxp, nyp))
+    depthwise_plane_padded(l, x, w, y, conv_buffer<float>(ConvBuf::kPlaneIn, nxp),
+                           conv_buffer<float>(ConvBuf::kPlaneOut, nyp));
+  else
+    depthwise_plane(l, x, w, y);
+}
+
+template <class T>
+void depthwise_plane_any(const Lowering& l, const T* x, const T* w, T* y) {
+  int64_t nxp, nyp;
+  if constexpr (std::is_same_v<T, float>) depthwise_plane_f32(l, x, w, y);
+  else if (padded_plane_sizes(l, nxp, nyp))
+    depthwise_plane_padded(l, x, w, y, conv_buffer<T>(ConvBuf::kPlaneIn, nxp), conv_buffer<T>(ConvBuf::kPlaneOut, nyp));
+  else depthwise_plane(l, x, w, y);
+}
+
+/// Narrow images (a late CNN layer's 7x7 = 49 positions) fill the GEMM's
+/// 48-wide column tiles poorly, one image at a time; with a batch, the
+/// columns of all images go into one product, while the column matrix
+/// stays under 16 MB of fp32.
+bool batched_columns(int64_t N, int64_t Pout, int64_t K) {
+  constexpr int64_t kNarrow = 192, kMaxColumns = int64_t{4} << 20;
+  return N > 1 && Pout < kNarrow && K * Pout * N <= kMaxColumns;
+}
+
+/// forward() with one GEMM per group over the whole batch: col[K, N*Pout]
+/// (image n in columns [n*Pout, (n+1)*Pout)), then the product's
+/// [Mg, N*Pout] rows are copied to each image's output channels.
+template <class T>
+void forward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const T* w, T* y) {
+  const int64_t Pin = l.img_size(), Pout = l.col_size();
+  const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * l.taps(), cols = g.N * Pout;
+  T* col = conv_buffer<T>(ConvBuf::kCol, K * cols);
+  T* prod = conv_buffer<T>(ConvBuf::kBatchProduct, Mg * cols);
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    for (int64_t n = 0; n < g.N; ++n) {
+      const T* img = x + (n * g.C + gi * Cg) * Pin;
+      if (l.pointwise())
+        for (int64_t r = 0; r < K; ++r) std::copy(img + r * Pin, img + (r + 1) * Pin, col + r * cols + n * Pout);
+      else
+        im2col(l, Cg, img, col + n * Pout, cols);
+    }
+    conv_gemm<T>(false, false, Mg, cols, K, w + gi * Mg * K, col, T(0), prod);
+    for (int64_t n = 0; n < g.N; ++n)
+      for (int64_t m = 0; m < Mg; ++m)
+        std::copy(prod + m * cols + n * Pout, prod + m * cols + (n + 1) * Pout, y + (n * g.M + gi * Mg + m) * Pout);
+  }
+}
+
+/// y[N, M, Pout] from x[N, C, Pin] and w[M, C/groups, taps], channels first.
+template <class T>
+void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
+  const Lowering l = lowering(g, false);
+  const int64_t Pin = l.img_size(), Pout = l.col_size(), taps = l.taps();
+  if (is_depthwise(g)) {
+    const int64_t mult = g.M / g.C;
+    rt::parallel_for(g.N * g.M, [&](int64_t i) {
+      const int64_t n = i / g.M, m = i % g.M;
+      depthwise_plane_any(l, x + (n * g.C + m / mult) * Pin, w + m * taps, y + i * Pout);
+    });
+    return;
+  }
+  const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * taps;
+  if (batched_columns(g.N, Pout, K)) {
+    forward_batched(g, l, x, w, y);
+    return;
+  }
+  const bool pointwise = l.pointwise();
+  T* col = pointwise ? nullptr : conv_buffer<T>(ConvBuf::kCol, K * Pout);
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const T* img = x + (n * g.C + gi * Cg) * Pin;
+      if (!pointwise) im2col(l, Cg, img, col);
+      conv_gemm<T>(false, false, Mg, Pout, K, w + gi * Mg * K, pointwise ? img : col, T(0),
+                   y + (n * g.M + gi * Mg) * Pout);
+    }
+}
+
+/// dx[N, C, Pin] and dw[M, C/groups, taps] (either may be null) from dy[N, M, Pout].
+template <class T>
+void backward(const ConvGeometry& g, const T* x, const T* w, const T* dy, T* dx, T* dw) {
+  const Lowering l = lowering(g, false);
+  const int64_t Pin = l.img_size(), Pout = l.col_size(), taps = l.taps();
+  if (dx) std::fill(dx, dx + g.N * g.C * Pin, T(0));
+  if (dw) std::fill(dw, dw + g.M * (g.C / g.groups) * taps, T(0));
+  if (is_depthwise(g)) {
+    // By input channel: the output channels of one input channel share its
+    // dx plane, and each of them owns its dw taps, so chunks never collide.
+    const int64_t mult = g.M / g.C;
+    rt::parallel_for(g.C, [&](int64_t c) {
+      for (int64_t j = 0; j < mult; ++j) {
+        const int64_t m = c * mult + j;
+        for (int64_t n = 0; n < g.N; ++n)
+          depthwise_plane_grad(l, x + (n * g.C + c) * Pin, w + m * taps, dy + (n * g.M + m) * Pout,
+                               dx ? dx + (n * g.C + c) * Pin : nullptr, dw ? dw + m * taps : nullptr);
+      }
+    });
+    return;
+  }
+  const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * taps;
+  const bool pointwise = l.pointwise();
+  T* col = pointwise ? nullptr : conv_buffer<T>(ConvBuf::kCol, K * Pout);
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const T* img = x + (n * g.C + gi * Cg) * Pin;
+      const T* g_out = dy + (n * g.M + gi * Mg) * Pout;
+      const T* w_g = w + gi * Mg * K;
+      if (dw) {  // dW_g[Mg, K] += dY[Mg, Pout] @ col^T
+        if (!pointwise) im2col(l, Cg, img, col);
+        conv_gemm<T>(false, true, Mg, K, Pout, g_out, pointwise ? img : col, n > 0 ? T(1) : T(0),
+                     dw + gi * Mg * K);
+      }
+      if (dx) {  // dcol[K, Pout] = W_g^T @ dY, then back onto the image
+        T* dimg = dx + (n * g.C + gi * Cg) * Pin;
+        if (pointwise) {
+          conv_gemm<T>(true, false, Cg, Pin, Mg, w_g, g_out, T(0), dimg);
+        } else {
+          conv_gemm<T>(true, false, K, Pout, Mg, w_g, g_out, T(0), col);
+          col2im_add(l, Cg, col, dimg);
+        }
+      }
+    }
+}
+
+void check_operands(const char* op, const Tensor& input, const Tensor& filter) {
+  require_init(op, "Input", input);
+  require_init(op, "Filter", filter);
+  require_same_dtype(op, "Input", input, "Filter", filter);
+}
+
+ConvGeometry geometry(const char* op, int nsp, const Tensor& input, const Tensor& filter, const ConvAttrs& a) {
+  check_operands(op, input, filter);
+  ConvGeometry g;
+  if (std::string e = shapes::conv_shape(input.shape(), filter.shape(), a, nsp, g); !e.empty())
+    rt::fail(fmt::format("{}: {}", op, e));
+  return g;
+}
+
+void run_forward(const char* op, int nsp, const Tensor& input, const Tensor& filter, const Tensor* bias,
+                 const Tensor* residual, Tensor& output, const ConvAttrs& a) {
+  const ConvGeometry g = geometry(op, nsp, input, filter, a);
+  if (bias) {
+    require_init(op, "Bias", *bias);
+    require_same_dtype(op, "Input", input, "Bias", *bias);
+    if (bias->numel() != g.M)
+      rt::fail(fmt::format("{}: Bias has shape {} but the output has {} channels", op, bias->shape().str(), g.M));
+  }
+  if (residual) {
+    require_init(op, "ResidualData", *residual);
+    require_same_dtype(op, "Input", input, "ResidualData", *residual);
+    if (residual->shape() != g.out_shape)
+      rt::fail(fmt::format("{}: ResidualData has shape {} but Output has {}", op, residual->shape().str(),
+                           g.out_shape.str()));
+  }
+  OutBuf buf(&output, Slot::kOut0, aliases(&output, {&input, &filter, bias, residual}));
+  Tensor& out = buf.get();
+  out.resize(g.out_shape, input.dtype());
+  if (out.numel() != 0) {
+    visit_float(op, "Input", input.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* x = channels_first<T>(input, g.channel_last, g.C, ConvBuf::kInput);
+      T* y = g.channel_last ? conv_buffer<T>(ConvBuf::kOutput, out.numel()) : out.data<T>();
+      forward<T>(g, x, filter.data<T>(), y);
+      const int64_t P = out.numel() / (g.N * g.M);
+      if (bias)
+        for (int64_t i = 0; i < g.N * g.M; ++i) {
+          const T b = bias->data<T>()[i % g.M];
+          for (int64_t p = 0; p < P; ++p) y[i * P + p] += b;
+        }
+      if (g.channel_last) shuffle_channels(y, out.data<T>(), g.N, P, g.M, false);
+      if (residual)
+        for (int64_t i = 0; i < out.numel(); ++i) out.data<T>()[i] += residual->data<T>()[i];
+    });
+  }
+  buf.finish();
+}
+
+void run_backward(const char* op, int nsp, const Tensor& input, const Tensor& filter, const Tensor& output_grad,
+                  Tensor* input_grad, Tensor* filter_grad, const ConvAttrs& a) {
+  const ConvGeometry g = geometry(op, nsp, input, filter, a);
+  require_init(op, "Output@GRAD", output_grad);
+  require_same_dtype(op, "Input", input, "Output@GRAD", output_grad);
+  if (output_grad.shape() != g.out_shape)
+    rt::fail(fmt::format("{}: Output@GRAD has shape {} but Output has {}", op, output_grad.shape().str(),
+                         g.out_shape.str()));
+  if (input_grad && input_grad == filter_grad)
+    rt::fail(fmt::format("{}: Input@GRAD and Filter@GRAD are the same tensor", op));
+  OutBuf bx(input_grad, Slot::kOut0, aliases(input_grad, {&input, &filter, &output_grad}));
+  OutBuf bw(filter_grad, Slot::kOut1, aliases(filter_grad, {&input, &filter, &output_grad, input_grad}));
+  if (bx.wanted()) bx.get().resize(input.shape(), input.dtype());
+  if (bw.wanted()) bw.get().resize(filter.shape(), filter.dtype());
+  visit_float(op, "Input", input.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* dw = bw.wanted() ? bw.get().data<T>() : nullptr;
+    if (input.numel() == 0 || output_grad.numel() == 0) {
+      if (bx.wanted()) bx.get().zero();
+      if (dw) bw.get().zero();
+      return;
+    }
+    const T* x = channels_first<T>(input, g.channel_last, g.C, ConvBuf::kInput);
+    const T* dy = channels_first<T>(output_grad, g.channel_last, g.M, ConvBuf::kOutGrad);
+    T* dx = nullptr;
+    if (bx.wanted()) dx = g.channel_last ? conv_buffer<T>(ConvBuf::kInputGrad, input.numel()) : bx.get().data<T>();
+    backward<T>(g, x, filter.data<T>(), dy, dx, dw);
+    if (dx && g.channel_last)
+      shuffle_channels(dx, bx.get().data<T>(), g.N, input.numel() / (g.N * g.C), g.C, false);
+  });
+  bx.finish();
+  bw.finish();
+}
+
+}  // namespace
+
+void conv2d(const Tensor& input, const Tensor& filter, const Tensor* bias, const Tensor* residual_data,
+            Tensor& output, const ConvAttrs& attrs) {
+  run_forward("conv2d", 2, input, filter, bias, residual_data, output, attrs);
+}
+void conv2d_grad(const Tensor& input, const Tensor& filter, const Tensor& output_grad, Tensor* input_grad,
+                 Tensor* filter_grad, const ConvAttrs& attrs) {
+  run_backward("conv2d_grad", 2, input, filter, output_grad, input_grad, filter_grad, attrs);
+}
+void depthwise_conv2d(const Tensor& input, const Tensor& filter, const Tensor* bias, const Tensor* residual_data,
+                      Tensor& output, const ConvAttrs& attrs) {
+  run_forward("depthwise_conv2d", 2, input, filter, bias, residual_data, output, attrs);
+}
+void depthwise_conv2d_grad(const Tensor& input, const Tensor& filter, const Tensor& output_grad,
+                           Tensor* input_grad, Tensor* filter_grad, const ConvAttrs& attrs) {
+  run_backward("depthwise_conv2d_grad", 2, input, filter, output_grad, input_grad, filter_grad, attrs);
+}
+void conv3d(const Tensor& input, const Tensor& filter, const Tensor* bias, const Tensor* residual_data,
+            Tensor& output, const ConvAttrs& attrs) {
+  run_forward("conv3d", 3, input, filter, bias, residual_data, output, attrs);
+}
+void conv3d_grad(const Tensor& input, const Tensor& filter, const Tensor& output_grad, Tensor* input_grad,
+                 Tensor* filter_grad, const ConvAttrs& attrs) {
+  run_backward("conv3d_grad", 3, input, filter, output_grad, input_grad, filter_grad, attrs);
+}
+
+}  // namespace fluidc::kernels

@@ -1,0 +1,58 @@
+// kernels/cpu/conv_layout.h - private: the convolution kernels' scratch buffers and channel-last <-> channel-first copies.
+//
+// The convolutions compute in channels-first order; an NHWC/NDHWC call
+// copies its operands into scratch tensors in that order and its results
+// back. The buffers are per thread and grow-only, like detail::scratch.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/shapes/conv.h"
+
+namespace fluidc::kernels::detail {
+
+enum class ConvBuf : int { kCol = 0, kInput, kOutput, kOutGrad, kInputGrad, kPlaneIn, kPlaneOut, kBatchProduct, kCount };
+
+inline Tensor& conv_scratch(ConvBuf b) {
+  thread_local Tensor bufs[static_cast<int>(ConvBuf::kCount)];
+  return bufs[static_cast<int>(b)];
+}
+
+/// A scratch buffer of at least n elements of T.
+template <class T>
+T* conv_buffer(ConvBuf b, int64_t n) {
+  Tensor& t = conv_scratch(b);
+  t.resize(Shape{n}, DTypeOf<T>::value);
+  return t.data<T>();
+}
+
+/// dst[n][c][p] = src[n][p][c] (channel-last to channel-first), or the
+/// reverse with to_first = false.
+template <class T>
+void shuffle_channels(const T* src, T* dst, int64_t N, int64_t P, int64_t C, bool to_first) {
+  for (int64_t n = 0; n < N; ++n) {
+    const T* s = src + n * P * C;
+    T* d = dst + n * P * C;
+    if (to_first)
+      for (int64_t p = 0; p < P; ++p)
+        for (int64_t c = 0; c < C; ++c) d[c * P + p] = s[p * C + c];
+    else
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t p = 0; p < P; ++p) d[p * C + c] = s[c * P + p];
+  }
+}
+
+/// A channel-first view of a tensor in the op's layout: the tensor's own data
+/// when it already is channels first, else a scratch copy.
+template <class T>
+const T* channels_first(const Tensor& t, bool channel_last, int64_t channels, ConvBuf b) {
+  if (!channel_last) return t.data<T>();
+  if (t.numel() == 0) return t.data<T>();
+  const int64_t N = t.dim(0), P = t.numel() / (N * channels);
+  T* buf = conv_buffer<T>(b, t.numel());
+  shuffle_channels(t.data<T>(), buf, N, P, channels, true);
+  return buf;
+}
+
+}  // namespace fluidc::kernels::detail

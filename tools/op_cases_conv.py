@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Per-op Paddle references for the conv family (see tools/op_caselib.py):
+forward output and the Input and Filter gradients of conv2d, depthwise_conv2d,
+conv3d, conv2d_transpose and depthwise_conv2d_transpose over their attribute
+variants (padding, stride, dilation, groups, asymmetric paddings, SAME/VALID,
+NHWC, output_padding/output_size).
+
+  python3 tools/op_cases_conv.py   # rewrites test/fixtures/op_cases/conv/
+"""
+
+import op_caselib as oc  # noqa: E402  (imports fixturelib: threads/env before paddle)
+import paddle.nn.functional as F
+
+FAMILY = "conv"
+
+
+def conv2d(name, x_shape, w_shape, **kw):
+    with oc.program(FAMILY) as p:
+        x = p.input("x", x_shape)
+        w = p.input("w", w_shape)
+        p.case(name, [F.conv2d(x, w, **kw)])
+
+
+def conv3d(name, x_shape, w_shape, **kw):
+    with oc.program(FAMILY) as p:
+        x = p.input("x", x_shape)
+        w = p.input("w", w_shape)
+        p.case(name, [F.conv3d(x, w, **kw)])
+
+
+def conv2d_transpose(name, x_shape, w_shape, **kw):
+    with oc.program(FAMILY) as p:
+        x = p.input("x", x_shape)
+        w = p.input("w", w_shape)
+        p.case(name, [F.conv2d_transpose(x, w, **kw)])
+
+
+def main():
+    oc.start(__file__, FAMILY)
+    conv2d("conv2d_pad1", [2, 3, 7, 6], [4, 3, 3, 3], padding=1)
+    conv2d("conv2d_stride2_dilation2", [2, 3, 9, 8], [4, 3, 3, 3], stride=2, padding=2, dilation=2)
+    conv2d("conv2d_groups2", [2, 4, 6, 6], [6, 2, 3, 2], padding=[1, 0], groups=2)
+    conv2d("conv2d_asymmetric_pads", [2, 3, 7, 7], [4, 3, 3, 3], stride=[2, 1], padding=[1, 2, 0, 1])
+    conv2d("conv2d_same", [2, 3, 7, 8], [4, 3, 3, 3], stride=2, padding="SAME")
+    # Paddle's SAME sets the dilations to 1.
+    conv2d("conv2d_same_dilation2", [2, 3, 7, 6], [4, 3, 3, 3], padding="SAME", dilation=2)
+    conv2d("conv2d_valid", [2, 3, 6, 7], [4, 3, 2, 3], padding="VALID")
+    conv2d("conv2d_nhwc", [2, 6, 7, 3], [4, 3, 3, 3], stride=[1, 2], padding=1, data_format="NHWC")
+    conv2d("conv2d_1x1", [2, 5, 6, 6], [4, 5, 1, 1])
+    # groups == in channels: Paddle emits depthwise_conv2d.
+    conv2d("depthwise_conv2d", [2, 4, 7, 7], [4, 1, 3, 3], padding=1, groups=4)
+    conv2d("depthwise_conv2d_multiplier2_stride2", [2, 3, 8, 9], [6, 1, 3, 3], stride=2, padding=1, groups=3)
+    conv2d("depthwise_conv2d_nhwc", [2, 6, 6, 4], [4, 1, 3, 3], padding=[1, 1], groups=4, data_format="NHWC")
+    conv3d("conv3d_pad1", [2, 3, 4, 5, 5], [4, 3, 3, 3, 3], padding=1)
+    conv3d("conv3d_stride_groups", [2, 4, 5, 6, 5], [4, 2, 2, 3, 2], stride=[1, 2, 2], padding=[1, 0, 1], groups=2)
+    conv3d("conv3d_ndhwc", [1, 4, 5, 5, 3], [2, 3, 3, 1, 1], padding=[1, 0, 0], data_format="NDHWC")
+    conv2d_transpose("conv2d_transpose_stride2_output_padding", [2, 3, 4, 5], [3, 2, 3, 3], stride=2, padding=1,
+                     output_padding=1)
+    conv2d_transpose("conv2d_transpose_groups_dilation", [2, 4, 4, 4], [4, 1, 3, 2], stride=[1, 2], padding=[1, 0],
+                     dilation=2, groups=2)
+    conv2d_transpose("conv2d_transpose_output_size", [1, 2, 4, 4], [2, 3, 3, 3], stride=2, padding=1,
+                     output_size=[8, 7])
+    conv2d_transpose("conv2d_transpose_same_nhwc", [2, 4, 5, 3], [3, 2, 3, 3], stride=2, padding="SAME",
+                     data_format="NHWC")
+    conv2d_transpose("depthwise_conv2d_transpose", [2, 3, 4, 4], [3, 1, 3, 3], stride=2, groups=3)
+    oc.finish()
+
+
+if __name__ == "__main__":
+    main()
