@@ -24,5 +24,7 @@ void add_fill_ops(std::vector<OpDef>& table);
 void add_optimizer_ops(std::vector<OpDef>& table);
 void add_control_flow_ops(std::vector<OpDef>& table);
 void add_tensor_manip_ops(std::vector<OpDef>& table);
+void add_pool_ops(std::vector<OpDef>& table);
+void add_norm_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
