@@ -3,6 +3,10 @@
 pool2d / pool3d forward and X@GRAD over the attribute variants (max/avg,
 explicit/asymmetric/SAME/VALID paddings, ceil_mode, non-exclusive average,
 global and adaptive pooling with non-divisible sizes, channel-last layouts).
+Adaptive max pooling has no case: Paddle's own API builds it as
+max_pool2d_with_index, and a raw pool2d(adaptive, max) on Paddle 2.6.2's CPU
+gives values of no adaptive bins (it matched plain 2x2 stride-1 windows);
+kernels.pool checks that variant against hand-computed bins instead.
 
   python3 tools/op_cases_pool.py   # rewrites test/fixtures/op_cases/pool/
 """
@@ -43,9 +47,6 @@ def main():
          lambda x: raw_pool("pool2d", x, pooling_type="max", ksize=[1, 1], global_pooling=True, strides=[1, 1],
                             paddings=[0, 0])),
         ("avg2d_adaptive_7x5_to_3x4", [2, 2, 7, 5], lambda x: F.adaptive_avg_pool2d(x, [3, 4])),
-        ("max2d_adaptive_7x5_to_3x2", [2, 2, 7, 5],
-         lambda x: raw_pool("pool2d", x, pooling_type="max", ksize=[3, 2], adaptive=True, strides=[1, 1],
-                            paddings=[0, 0])),
         ("avg2d_nhwc_inclusive", [2, 6, 5, 3],
          lambda x: F.avg_pool2d(x, 3, 2, 1, exclusive=False, data_format="NHWC")),
         ("max2d_nhwc", [2, 6, 5, 3], lambda x: F.max_pool2d(x, 2, [2, 1], data_format="NHWC")),
