@@ -62,19 +62,56 @@ void store(Tensor* out, const Shape& s, DType dt, const double* v) {
   for (int64_t i = 0, n = s.numel(); i < n; ++i) p[i] = static_cast<T>(v[i]);
 }
 
+// Sum of a contiguous run, and sum of squared deviations from m: four
+// double accumulators, so the adds do not wait on each other.
+template <class T>
+double run_sum(const T* r, int64_t n) {
+  double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) a0 += r[i], a1 += r[i + 1], a2 += r[i + 2], a3 += r[i + 3];
+  for (; i < n; ++i) a0 += r[i];
+  return (a0 + a1) + (a2 + a3);
+}
+
+template <class T>
+double run_sqdev(const T* r, int64_t n, double m) {
+  double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const double d0 = r[i] - m, d1 = r[i + 1] - m, d2 = r[i + 2] - m, d3 = r[i + 3] - m;
+    a0 += d0 * d0, a1 += d1 * d1, a2 += d2 * d2, a3 += d3 * d3;
+  }
+  for (; i < n; ++i) a0 += (r[i] - m) * (r[i] - m);
+  return (a0 + a1) + (a2 + a3);
+}
+
 // Mean and biased variance of groups of elements: group g(n, c) of each
 // element, `groups` groups of `count` elements each; two passes in double.
 template <class T, class GroupOf>
 void moments(const Layout& L, const T* x, int64_t groups, double count, GroupOf group_of, double* mean,
              double* var) {
   for (int64_t g = 0; g < groups; ++g) mean[g] = var[g] = 0;
-  L.each([&](int64_t n, int64_t c, int64_t i) { mean[group_of(n, c)] += x[i]; });
+  const bool runs = !L.last && L.s > 1;  // each (n, c) is a contiguous run of s elements
+  if (runs) {
+    for (int64_t n = 0; n < L.n; ++n)
+      for (int64_t c = 0; c < L.c; ++c) mean[group_of(n, c)] += run_sum(x + (n * L.c + c) * L.s, L.s);
+  } else {
+    L.each([&](int64_t n, int64_t c, int64_t i) { mean[group_of(n, c)] += x[i]; });
+  }
   for (int64_t g = 0; g < groups; ++g) mean[g] /= count;
-  L.each([&](int64_t n, int64_t c, int64_t i) {
-    const int64_t g = group_of(n, c);
-    const double d = x[i] - mean[g];
-    var[g] += d * d;
-  });
+  if (runs) {
+    for (int64_t n = 0; n < L.n; ++n)
+      for (int64_t c = 0; c < L.c; ++c) {
+        const int64_t g = group_of(n, c);
+        var[g] += run_sqdev(x + (n * L.c + c) * L.s, L.s, mean[g]);
+      }
+  } else {
+    L.each([&](int64_t n, int64_t c, int64_t i) {
+      const int64_t g = group_of(n, c);
+      const double d = x[i] - mean[g];
+      var[g] += d * d;
+    });
+  }
   for (int64_t g = 0; g < groups; ++g) var[g] /= count;
 }
 

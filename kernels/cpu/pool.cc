@@ -59,6 +59,63 @@ inline T divisor(const PoolGeom& g, const Win& w) {
   return static_cast<T>((g.exclusive || g.adaptive) ? w.count : w.full);
 }
 
+// Window bounds of every output index along the three geometry dims,
+// computed once per call: b, e (clipped) and full (unclipped extent).
+struct Tables {
+  const int64_t* b[3];
+  const int64_t* e[3];
+  const int64_t* full[3];
+};
+
+Tables window_tables(const PoolGeom& g) {
+  Tensor& buf = scratch(Slot::kTmp1);
+  buf.resize(Shape{3 * (g.out[0] + g.out[1] + g.out[2])}, DType::kInt64);
+  int64_t* p = buf.data<int64_t>();
+  Tables t;
+  for (int d = 0; d < 3; ++d) {
+    int64_t* b = p;
+    int64_t* e = p + g.out[d];
+    int64_t* f = p + 2 * g.out[d];
+    for (int64_t o = 0; o < g.out[d]; ++o) g.window(d, o, b[o], e[o], f[o]);
+    t.b[d] = b, t.e[d] = e, t.full[d] = f;
+    p += 3 * g.out[d];
+  }
+  return t;
+}
+
+// One (n, c) plane, channel-first: the window's innermost run is contiguous.
+template <class T, bool kMax>
+void pool_plane(const PoolGeom& g, const Tables& t, const T* xp, T* yp) {
+  const int64_t IH = g.in[1], IW = g.in[2];
+  const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+  for (int64_t od = 0; od < OD; ++od)
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t d0 = t.b[0][od], d1 = t.e[0][od], h0 = t.b[1][oh], h1 = t.e[1][oh];
+      const int64_t full_dh = t.full[0][od] * t.full[1][oh];
+      const int64_t count_dh = std::max<int64_t>(0, d1 - d0) * std::max<int64_t>(0, h1 - h0);
+      T* yrow = yp + (od * OH + oh) * OW;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t w0 = t.b[2][ow], w1 = t.e[2][ow];
+        T acc = kMax ? std::numeric_limits<T>::lowest() : T(0);
+        for (int64_t d = d0; d < d1; ++d)
+          for (int64_t h = h0; h < h1; ++h) {
+            const T* row = xp + (d * IH + h) * IW;
+            for (int64_t i = w0; i < w1; ++i) {
+              if constexpr (kMax) acc = row[i] > acc ? row[i] : acc;
+              else acc += row[i];
+            }
+          }
+        if constexpr (kMax) {
+          yrow[ow] = acc;
+        } else {
+          const int64_t div = (g.exclusive || g.adaptive) ? count_dh * std::max<int64_t>(0, w1 - w0)
+                                                          : full_dh * t.full[2][ow];
+          yrow[ow] = acc / static_cast<T>(div);
+        }
+      }
+    }
+}
+
 template <class T>
 void pool_forward(const PoolGeom& g, const T* x, T* y) {
   const int64_t ID = g.in[0], IH = g.in[1], IW = g.in[2];
@@ -66,27 +123,11 @@ void pool_forward(const PoolGeom& g, const T* x, T* y) {
   const int64_t in_plane = ID * IH * IW, out_plane = OD * OH * OW;
   const T lowest = std::numeric_limits<T>::lowest();
   if (!g.channel_last) {
-    // One (n, c) plane at a time; the window's innermost run is contiguous.
+    const Tables t = window_tables(g);
     parallel_items(g.n * g.c, in_plane, [&](int64_t b0, int64_t e0) {
       for (int64_t p = b0; p < e0; ++p) {
-        const T* xp = x + p * in_plane;
-        T* yp = y + p * out_plane;
-        for (int64_t od = 0; od < OD; ++od)
-          for (int64_t oh = 0; oh < OH; ++oh)
-            for (int64_t ow = 0; ow < OW; ++ow) {
-              const Win w = window_at(g, od, oh, ow);
-              T acc = g.max ? lowest : T(0);
-              for (int64_t d = w.b[0]; d < w.e[0]; ++d)
-                for (int64_t h = w.b[1]; h < w.e[1]; ++h) {
-                  const T* row = xp + (d * IH + h) * IW;
-                  if (g.max) {
-                    for (int64_t i = w.b[2]; i < w.e[2]; ++i) acc = row[i] > acc ? row[i] : acc;
-                  } else {
-                    for (int64_t i = w.b[2]; i < w.e[2]; ++i) acc += row[i];
-                  }
-                }
-              yp[(od * OH + oh) * OW + ow] = g.max ? acc : acc / divisor<T>(g, w);
-            }
+        if (g.max) pool_plane<T, true>(g, t, x + p * in_plane, y + p * out_plane);
+        else pool_plane<T, false>(g, t, x + p * in_plane, y + p * out_plane);
       }
     });
     return;
