@@ -104,6 +104,17 @@ struct GaussianRandomAttrs {
 /// reproducible by default).
 void set_global_seed(uint64_t seed);
 
+/// The generator behind uniform_random, for random kernels of other
+/// families (dropout): claims `count` draws under the same seed rules (a
+/// nonzero seed restarts its own stream, 0 takes the next draws of the
+/// global stream); random_unit(s, i) is draw i in [0, 1) with 53 bits.
+struct RandomStreamStart {
+  uint64_t key = 0;
+  uint64_t start = 0;
+};
+RandomStreamStart claim_random_stream(int seed, uint64_t count);
+double random_unit(const RandomStreamStart& s, uint64_t i);
+
 /// Out = a tensor of `shape` and `dtype` filled with `value`. When str_value
 /// is non-empty it wins and is parsed as a number ("inf", "-inf", "nan",
 /// "true", "false" too): integer dtypes parse it as an integer, so int64

@@ -70,9 +70,11 @@ class _Program:
             var.stop_gradient = True
         return var
 
-    def case(self, name, outputs, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, notes="", grads=True):
+    def case(self, name, outputs, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL, notes="", grads=True, extra=()):
         """Appends the weighted-sum loss and Paddle's backward, runs it and
-        writes test/fixtures/op_cases/<family>/<name>/."""
+        writes test/fixtures/op_cases/<family>/<name>/. `extra`: more
+        variables to record but leave out of the loss (e.g. batch_norm's
+        running statistics, updated in place, or a uint8 mask)."""
         terms = []
         for k, out in enumerate(outputs):
             if not grads or out.dtype not in (paddle.float32, paddle.float64):
@@ -91,7 +93,7 @@ class _Program:
             grad_vars = paddle.static.gradients([loss], wanted)
         exe = paddle.static.Executor(paddle.CPUPlace())
         exe.run(self.startup)
-        fetch = list(outputs) + [g for g in grad_vars if g is not None]
+        fetch = list(outputs) + list(extra) + [g for g in grad_vars if g is not None]
         values = exe.run(self.main, feed=self.feeds, fetch_list=fetch)
         fl.sanitize_program(self.main)
         data = fl.serialize(self.main)

@@ -28,6 +28,9 @@ const pb::OpDesc::Attr* find_attr(const pb::OpDesc& op, const std::string& name)
 
 bool attr_type_compatible(pb::AttrType have, pb::AttrType want) {
   if (have == want) return true;
+  // Old Fluid programs write some flags (batch_norm's is_test) as INT;
+  // attr_bool reads them as nonzero.
+  if (want == pb::BOOLEAN && kind_of(have) == Kind::kInt) return true;
   Kind k = kind_of(want);
   if (k == Kind::kOther) return false;
   if (kind_of(have) == k) return true;

@@ -27,5 +27,7 @@ void add_tensor_manip_ops(std::vector<OpDef>& table);
 void add_reshape_ops(std::vector<OpDef>& table);
 void add_transpose_ops(std::vector<OpDef>& table);
 void add_conv_ops(std::vector<OpDef>& table);
+void add_pool_ops(std::vector<OpDef>& table);
+void add_norm_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops

@@ -121,6 +121,13 @@ void set_global_seed(uint64_t seed) {
   g_next.store(0);
 }
 
+RandomStreamStart claim_random_stream(int seed, uint64_t count) {
+  const Stream st = stream_for(seed, count);
+  return {st.key, st.start};
+}
+
+double random_unit(const RandomStreamStart& s, uint64_t i) { return Stream{s.key, s.start}.unit(i); }
+
 void fill_constant(const Tensor* value_tensor, const Tensor* shape_tensor, const Tensor* const* shape_list,
                    int num_shape_list, Tensor& out, const FillConstantAttrs& attrs) {
   const char* op = "fill_constant";

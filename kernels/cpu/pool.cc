@@ -1,0 +1,261 @@
+// kernels/cpu/pool.cc - max/avg pooling over 2 or 3 spatial dims, channel-first or channel-last, and gradients.
+#include "kernels/pool.h"
+
+#include <limits>
+
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/shapes/pool.h"
+
+namespace fluidc::kernels {
+
+using namespace detail;
+using shapes::PoolGeom;
+
+namespace {
+
+// Splits `items` outer iterations (each ~`work` elements) over the threads
+// when the whole job is large enough to pay for the hand-off.
+template <class Body>
+void parallel_items(int64_t items, int64_t work, Body body) {
+  constexpr int64_t kMinPerThread = 32 * 1024;
+  const int64_t parts =
+      std::min<int64_t>({rt::num_threads(), items, std::max<int64_t>(1, items * work / kMinPerThread)});
+  if (parts <= 1) {
+    body(int64_t{0}, items);
+    return;
+  }
+  rt::parallel_slices(items, parts, 1, [&](int64_t, int64_t b, int64_t e) { body(b, e); });
+}
+
+PoolGeom geometry(const char* op, int nsp, const Tensor& x, const PoolAttrs& a, Shape& out) {
+  require_init(op, "X", x);
+  PoolGeom g;
+  if (std::string e = shapes::pool_geom(x.shape(), a, nsp, g, out); !e.empty())
+    rt::fail(fmt::format("{}: {}", op, e));
+  return g;
+}
+
+// The windows of one output position along the three geometry dims.
+struct Win {
+  int64_t b[3], e[3], full = 1, count = 1;
+};
+
+inline Win window_at(const PoolGeom& g, int64_t od, int64_t oh, int64_t ow) {
+  Win w;
+  const int64_t o[3] = {od, oh, ow};
+  for (int d = 0; d < 3; ++d) {
+    int64_t f;
+    g.window(d, o[d], w.b[d], w.e[d], f);
+    w.full *= f;
+    w.count *= std::max<int64_t>(0, w.e[d] - w.b[d]);
+  }
+  return w;
+}
+
+// Average divisor: the clipped window when exclusive or adaptive, else the
+// unclipped one (Paddle's rule, padding included).
+template <class T>
+inline T divisor(const PoolGeom& g, const Win& w) {
+  return static_cast<T>((g.exclusive || g.adaptive) ? w.count : w.full);
+}
+
+// Window bounds of every output index along the three geometry dims,
+// computed once per call: b, e (clipped) and full (unclipped extent).
+struct Tables {
+  const int64_t* b[3];
+  const int64_t* e[3];
+  const int64_t* full[3];
+};
+
+Tables window_tables(const PoolGeom& g) {
+  Tensor& buf = scratch(Slot::kTmp1);
+  buf.resize(Shape{3 * (g.out[0] + g.out[1] + g.out[2])}, DType::kInt64);
+  int64_t* p = buf.data<int64_t>();
+  Tables t;
+  for (int d = 0; d < 3; ++d) {
+    int64_t* b = p;
+    int64_t* e = p + g.out[d];
+    int64_t* f = p + 2 * g.out[d];
+    for (int64_t o = 0; o < g.out[d]; ++o) g.window(d, o, b[o], e[o], f[o]);
+    t.b[d] = b, t.e[d] = e, t.full[d] = f;
+    p += 3 * g.out[d];
+  }
+  return t;
+}
+
+// One (n, c) plane, channel-first: the window's innermost run is contiguous.
+template <class T, bool kMax>
+void pool_plane(const PoolGeom& g, const Tables& t, const T* xp, T* yp) {
+  const int64_t IH = g.in[1], IW = g.in[2];
+  const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+  for (int64_t od = 0; od < OD; ++od)
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t d0 = t.b[0][od], d1 = t.e[0][od], h0 = t.b[1][oh], h1 = t.e[1][oh];
+      const int64_t full_dh = t.full[0][od] * t.full[1][oh];
+      const int64_t count_dh = std::max<int64_t>(0, d1 - d0) * std::max<int64_t>(0, h1 - h0);
+      T* yrow = yp + (od * OH + oh) * OW;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t w0 = t.b[2][ow], w1 = t.e[2][ow];
+        T acc = kMax ? std::numeric_limits<T>::lowest() : T(0);
+        for (int64_t d = d0; d < d1; ++d)
+          for (int64_t h = h0; h < h1; ++h) {
+            const T* row = xp + (d * IH + h) * IW;
+            for (int64_t i = w0; i < w1; ++i) {
+              if constexpr (kMax) acc = row[i] > acc ? row[i] : acc;
+              else acc += row[i];
+            }
+          }
+        if constexpr (kMax) {
+          yrow[ow] = acc;
+        } else {
+          const int64_t div = (g.exclusive || g.adaptive) ? count_dh * std::max<int64_t>(0, w1 - w0)
+                                                          : full_dh * t.full[2][ow];
+          yrow[ow] = acc / static_cast<T>(div);
+        }
+      }
+    }
+}
+
+template <class T>
+void pool_forward(const PoolGeom& g, const T* x, T* y) {
+  const int64_t ID = g.in[0], IH = g.in[1], IW = g.in[2];
+  const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+  const int64_t in_plane = ID * IH * IW, out_plane = OD * OH * OW;
+  const T lowest = std::numeric_limits<T>::lowest();
+  if (!g.channel_last) {
+    const Tables t = window_tables(g);
+    parallel_items(g.n * g.c, in_plane, [&](int64_t b0, int64_t e0) {
+      for (int64_t p = b0; p < e0; ++p) {
+        if (g.max) pool_plane<T, true>(g, t, x + p * in_plane, y + p * out_plane);
+        else pool_plane<T, false>(g, t, x + p * in_plane, y + p * out_plane);
+      }
+    });
+    return;
+  }
+  // Channel-last: each window element is a contiguous run of C values.
+  const int64_t C = g.c;
+  parallel_items(g.n * out_plane, C * g.k[0] * g.k[1] * g.k[2], [&](int64_t b0, int64_t e0) {
+    for (int64_t q = b0; q < e0; ++q) {
+      const int64_t n = q / out_plane, r = q % out_plane;
+      const int64_t od = r / (OH * OW), oh = r / OW % OH, ow = r % OW;
+      const Win w = window_at(g, od, oh, ow);
+      T* yc = y + q * C;
+      for (int64_t c = 0; c < C; ++c) yc[c] = g.max ? lowest : T(0);
+      const T* xn = x + n * in_plane * C;
+      for (int64_t d = w.b[0]; d < w.e[0]; ++d)
+        for (int64_t h = w.b[1]; h < w.e[1]; ++h)
+          for (int64_t i = w.b[2]; i < w.e[2]; ++i) {
+            const T* xc = xn + ((d * IH + h) * IW + i) * C;
+            if (g.max) {
+              for (int64_t c = 0; c < C; ++c) yc[c] = xc[c] > yc[c] ? xc[c] : yc[c];
+            } else {
+              for (int64_t c = 0; c < C; ++c) yc[c] += xc[c];
+            }
+          }
+      if (!g.max) {
+        const T inv = T(1) / divisor<T>(g, w);
+        for (int64_t c = 0; c < C; ++c) yc[c] *= inv;
+      }
+    }
+  });
+}
+
+// Gradient. Windows may overlap, so each (n, c) plane (or each batch item
+// when channel-last) is owned by one thread and accumulated serially.
+template <class T>
+void pool_backward(const PoolGeom& g, const T* x, const T* y, const T* dy, T* dx) {
+  const int64_t ID = g.in[0], IH = g.in[1], IW = g.in[2];
+  const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+  const int64_t in_plane = ID * IH * IW, out_plane = OD * OH * OW;
+  const int64_t C = g.channel_last ? g.c : 1;
+  // Element (d, h, i, channel c) of one plane / batch item.
+  auto idx = [&](int64_t d, int64_t h, int64_t i) { return ((d * IH + h) * IW + i) * C; };
+  const int64_t items = g.channel_last ? g.n : g.n * g.c;
+  parallel_items(items, in_plane * C, [&](int64_t b0, int64_t e0) {
+    for (int64_t p = b0; p < e0; ++p) {
+      const T* xp = x + p * in_plane * C;
+      T* dxp = dx + p * in_plane * C;
+      const T* yp = y + p * out_plane * C;
+      const T* dyp = dy + p * out_plane * C;
+      for (int64_t k = 0; k < in_plane * C; ++k) dxp[k] = T(0);
+      for (int64_t od = 0; od < OD; ++od)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const Win w = window_at(g, od, oh, ow);
+            const int64_t o = ((od * OH + oh) * OW + ow) * C;
+            for (int64_t c = 0; c < C; ++c) {
+              const T g_out = dyp[o + c];
+              if (g.max) {
+                // The first element equal to the max takes the whole gradient.
+                const T m = yp[o + c];
+                bool done = false;
+                for (int64_t d = w.b[0]; d < w.e[0] && !done; ++d)
+                  for (int64_t h = w.b[1]; h < w.e[1] && !done; ++h)
+                    for (int64_t i = w.b[2]; i < w.e[2]; ++i)
+                      if (xp[idx(d, h, i) + c] == m) {
+                        dxp[idx(d, h, i) + c] += g_out;
+                        done = true;
+                        break;
+                      }
+              } else {
+                const T share = g_out / divisor<T>(g, w);
+                for (int64_t d = w.b[0]; d < w.e[0]; ++d)
+                  for (int64_t h = w.b[1]; h < w.e[1]; ++h)
+                    for (int64_t i = w.b[2]; i < w.e[2]; ++i) dxp[idx(d, h, i) + c] += share;
+              }
+            }
+          }
+    }
+  });
+}
+
+void pool_fwd(const char* op, int nsp, const Tensor& x, Tensor& out, const PoolAttrs& a) {
+  Shape os;
+  const PoolGeom g = geometry(op, nsp, x, a, os);
+  OutBuf ob(&out, Slot::kOut0, aliases(&out, {&x}));
+  visit_float(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    ob.get().resize(os, x.dtype());
+    pool_forward<T>(g, x.data<T>(), ob.get().data<T>());
+  });
+  ob.finish();
+}
+
+void pool_bwd(const char* op, int nsp, const Tensor& x, const Tensor& out, const Tensor& dout, Tensor* dx,
+              const PoolAttrs& a) {
+  if (!dx) return;
+  Shape os;
+  const PoolGeom g = geometry(op, nsp, x, a, os);
+  require_init(op, "Out@GRAD", dout);
+  if (dout.shape() != os)
+    rt::fail(fmt::format("{}: Out@GRAD has shape {} but pooling X {} gives {}", op, dout.shape().str(),
+                         x.shape().str(), os.str()));
+  require_same_dtype(op, "X", x, "Out@GRAD", dout);
+  if (g.max) {
+    require_init(op, "Out", out);
+    require_same_shape(op, "Out", out, "Out@GRAD", dout);
+    require_same_dtype(op, "X", x, "Out", out);
+  }
+  OutBuf ob(dx, Slot::kOut0, aliases(dx, {&x, &out, &dout}));
+  visit_float(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    ob.get().resize(x.shape(), x.dtype());
+    pool_backward<T>(g, x.data<T>(), g.max ? out.data<T>() : nullptr, dout.data<T>(), ob.get().data<T>());
+  });
+  ob.finish();
+}
+
+}  // namespace
+
+void pool2d(const Tensor& x, Tensor& out, const PoolAttrs& attrs) { pool_fwd("pool2d", 2, x, out, attrs); }
+void pool3d(const Tensor& x, Tensor& out, const PoolAttrs& attrs) { pool_fwd("pool3d", 3, x, out, attrs); }
+void pool2d_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                 const PoolAttrs& attrs) {
+  pool_bwd("pool2d_grad", 2, x, out, out_grad, x_grad, attrs);
+}
+void pool3d_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                 const PoolAttrs& attrs) {
+  pool_bwd("pool3d_grad", 3, x, out, out_grad, x_grad, attrs);
+}
+
+}  // namespace fluidc::kernels
