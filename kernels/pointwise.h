@@ -86,6 +86,107 @@ struct Scale {
   }
 };
 
+/// e^v in the fast fp32 form above, or libm's for fp64.
+inline float exp_t(float v) { return exp_f32(v); }
+inline double exp_t(double v) { return std::exp(v); }
+inline float tanh_t(float v) { return tanh_f32(v); }
+inline double tanh_t(double v) { return std::tanh(v); }
+/// 1 / (1 + e^-v).
+template <class T> inline T sigmoid_t(T v) { return T(1) / (T(1) + exp_t(-v)); }
+/// log(1 + e^v) in the form that neither overflows nor loses small values:
+/// max(v, 0) + log1p(e^-|v|).
+template <class T> inline T softplus_t(T v) {
+  const T a = v < T(0) ? -v : v;
+  return (v > T(0) ? v : T(0)) + std::log1p(exp_t(-a));
+}
+
+// Selects below compute both sides and pick one (no early return), so the
+// loops over them stay vectorisable.
+struct Relu6 {
+  template <class T> static T f(T v, const Relu6Attrs& a) {
+    const T t = static_cast<T>(a.threshold);
+    const T r = v > T(0) ? v : T(0);
+    return r < t ? r : t;
+  }
+};
+struct LeakyRelu {
+  template <class T> static T f(T v, const LeakyReluAttrs& a) { return v > T(0) ? v : v * static_cast<T>(a.alpha); }
+};
+struct HardSwish {
+  template <class T> static T f(T v, const HardSwishAttrs& a) {
+    const T t = static_cast<T>(a.threshold);
+    T u = v + static_cast<T>(a.offset);
+    u = u > T(0) ? u : T(0);
+    u = u < t ? u : t;
+    return v * u / static_cast<T>(a.scale);
+  }
+};
+struct HardSigmoid {
+  template <class T> static T f(T v, const HardSigmoidAttrs& a) {
+    const T u = static_cast<T>(a.slope) * v + static_cast<T>(a.offset);
+    const T lo = u > T(0) ? u : T(0);
+    return lo < T(1) ? lo : T(1);
+  }
+};
+struct Swish {
+  template <class T> static T f(T v, const SwishAttrs& a) { return v * sigmoid_t(static_cast<T>(a.beta) * v); }
+};
+struct Silu { template <class T> static T f(T v) { return v * sigmoid_t(v); } };
+struct Elu {
+  template <class T> static T f(T v, const EluAttrs& a) {
+    const T neg = static_cast<T>(a.alpha) * (exp_t(v) - T(1));
+    return v > T(0) ? v : neg;
+  }
+};
+struct Softplus {
+  template <class T> static T f(T v, const SoftplusAttrs& a) {
+    const T b = static_cast<T>(a.beta);
+    const T xb = b * v;
+    const T soft = softplus_t(xb) / b;
+    return xb > static_cast<T>(a.threshold) ? v : soft;
+  }
+};
+struct Mish {
+  /// Paddle's threshold: above it softplus(X) is taken as X.
+  template <class T> static T sp(T v, const MishAttrs& a) {
+    const T soft = softplus_t(v);
+    return v > static_cast<T>(a.threshold) ? v : soft;
+  }
+  template <class T> static T f(T v, const MishAttrs& a) { return v * tanh_t(sp(v, a)); }
+};
+struct Exp { template <class T> static T f(T v) { return exp_t(v); } };
+struct Log { template <class T> static T f(T v) { return std::log(v); } };
+struct Rsqrt { template <class T> static T f(T v) { return T(1) / std::sqrt(v); } };
+struct Reciprocal { template <class T> static T f(T v) { return T(1) / v; } };
+struct Abs { template <class T> static T f(T v) { return std::fabs(v); } };
+struct Erf { template <class T> static T f(T v) { return std::erf(v); } };
+struct Sin { template <class T> static T f(T v) { return std::sin(v); } };
+struct Cos { template <class T> static T f(T v) { return std::cos(v); } };
+struct Sign {
+  template <class T> static T f(T v) { return static_cast<T>((v > T(0)) - (v < T(0))); }
+};
+struct Pow {
+  template <class T> static T f(T v, const PowAttrs& a) { return std::pow(v, static_cast<T>(a.factor)); }
+};
+struct Clip {
+  template <class T> static T f(T v, const ClipAttrs& a) {
+    const T lo = static_cast<T>(a.min), hi = static_cast<T>(a.max);
+    const T r = v < lo ? lo : v;
+    return r > hi ? hi : r;
+  }
+};
+struct Gelu {
+  /// sqrt(2 / pi) and 1 / sqrt(2).
+  static constexpr double kTanhScale = 0.79788456080286535588, kInvSqrt2 = 0.70710678118654752440;
+  template <class T> static T f(T v, const GeluAttrs& a) {
+    if (a.approximate) {
+      const T inner = static_cast<T>(kTanhScale) * (v + T(0.044715) * v * v * v);
+      return T(0.5) * v * (T(1) + tanh_t(inner));
+    }
+    return T(0.5) * v * (T(1) + std::erf(v * static_cast<T>(kInvSqrt2)));
+  }
+};
+
 // ---- binary: Out = f(X, Y) --------------------------------------------------
 struct Add { template <class T> static T f(T a, T b) { return a + b; } };
 struct Sub { template <class T> static T f(T a, T b) { return a - b; } };

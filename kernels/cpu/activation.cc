@@ -7,57 +7,12 @@
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/pointwise.h"
 #include "kernels/cpu/softmax_impl.h"
+#include "kernels/cpu/unary_impl.h"
 #include "kernels/shapes/activation.h"
 
 namespace fluidc::kernels {
 
 using namespace detail;
-
-namespace {
-
-/// Out[i] = fn(X[i]). Reading X[i] before writing Out[i] makes out == x safe.
-template <class Visit, class Fn>
-void unary(const char* op, const Tensor& x, Tensor& out, Visit visit, Fn fn) {
-  require_init(op, "X", x);
-  out.resize(x.shape(), x.dtype());
-  visit(op, "X", x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* px = x.data<T>();
-    T* po = out.data<T>();
-    for (int64_t i = 0, n = x.numel(); i < n; ++i) po[i] = fn(px[i]);
-  });
-}
-
-/// X@GRAD[i] = fn(A[i], Out@GRAD[i]) where A is Out or X depending on the op.
-/// Same-index access again makes any aliasing of X@GRAD safe.
-template <class Visit, class Fn>
-void unary_grad(const char* op, const char* a_role, const Tensor& a, const Tensor& dout, Tensor* dx,
-                Visit visit, Fn fn) {
-  if (!dx) return;
-  require_init(op, a_role, a);
-  require_init(op, "Out@GRAD", dout);
-  require_same_shape(op, a_role, a, "Out@GRAD", dout);
-  require_same_dtype(op, a_role, a, "Out@GRAD", dout);
-  dx->resize(a.shape(), a.dtype());
-  visit(op, a_role, a.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* pa = a.data<T>();
-    const T* pd = dout.data<T>();
-    T* px = dx->data<T>();
-    for (int64_t i = 0, n = a.numel(); i < n; ++i) px[i] = fn(pa[i], pd[i]);
-  });
-}
-
-// Generic lambdas stand in for the scalar functors; the visit helpers are
-// wrapped so they can be passed as values.
-constexpr auto kFloat = [](const char* op, const char* role, DType t, auto&& f) {
-  visit_float(op, role, t, f);
-};
-constexpr auto kNumeric = [](const char* op, const char* role, DType t, auto&& f) {
-  visit_numeric(op, role, t, f);
-};
-
-}  // namespace
 
 void relu(const Tensor& x, Tensor& out) {
   unary("relu", x, out, kFloat, [](auto v) { return pw::Relu::f(v); });
@@ -71,6 +26,12 @@ void relu_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
 
 void sqrt(const Tensor& x, Tensor& out) {
   unary("sqrt", x, out, kFloat, [](auto v) { return pw::Sqrt::f(v); });
+}
+void sqrt_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
+  unary_grad("sqrt_grad", "Out", out, out_grad, x_grad, kFloat, [](auto o, auto d) {
+    using T = decltype(o);
+    return d * T(0.5) / o;
+  });
 }
 
 void sigmoid(const Tensor& x, Tensor& out) {
