@@ -184,8 +184,16 @@ void sin_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad);
 void cos(const Tensor& x, Tensor& out);
 void cos_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad);
 
-/// Out = -1, 0 or 1 by the sign of X (no gradient: Paddle's is zero).
+/// Out = -1, 0 or 1 by the sign of X (no gradient rule: Paddle
+/// differentiates it by a scale by 0).
 void sign(const Tensor& x, Tensor& out);
+
+/// Out = floor(X) / ceil(X). Their Paddle gradients are zero everywhere; the
+/// grad kernels (from Out@GRAD alone) write zeros of its shape.
+void floor(const Tensor& x, Tensor& out);
+void floor_grad(const Tensor& out_grad, Tensor* x_grad);
+void ceil(const Tensor& x, Tensor& out);
+void ceil_grad(const Tensor& out_grad, Tensor* x_grad);
 
 void gelu(const Tensor& x, Tensor& out, const GeluAttrs& a);
 void gelu_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const GeluAttrs& a);

@@ -165,6 +165,8 @@ struct Cos { template <class T> static T f(T v) { return std::cos(v); } };
 struct Sign {
   template <class T> static T f(T v) { return static_cast<T>((v > T(0)) - (v < T(0))); }
 };
+struct Floor { template <class T> static T f(T v) { return std::floor(v); } };
+struct Ceil { template <class T> static T f(T v) { return std::ceil(v); } };
 struct Pow {
   template <class T> static T f(T v, const PowAttrs& a) { return std::pow(v, static_cast<T>(a.factor)); }
 };

@@ -66,6 +66,8 @@ def main():
     unary("cos", paddle.cos, -4, 4)
     unary("gelu", F.gelu, -4, 4)
     unary("gelu_approximate", lambda x: F.gelu(x, approximate=True), -4, 4)
+    unary("floor", paddle.floor, -3, 3, notes="Paddle's floor_grad: zeros")
+    unary("ceil", paddle.ceil, -3, 3, notes="Paddle's ceil_grad: zeros")
     unary("sign", paddle.sign, -1, 1, grads=False, notes="forward only: Paddle's gradient of sign is zero")
     oc.finish()
 

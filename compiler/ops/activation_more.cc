@@ -20,6 +20,11 @@ void infer_log_softmax(ShapeCtx& c) {
   c.set_output("Out", x);
 }
 
+// X@GRAD like Out@GRAD, for grad ops that see nothing else.
+void grad_like_out_grad(ShapeCtx& c) {
+  if (c.has_input("Out@GRAD")) c.set_output("X@GRAD", c.input("Out@GRAD"));
+}
+
 /// What Paddle 2.6's grad op of a unary activation reads besides Out@GRAD.
 enum class GradFrom { kX, kOut, kXOut };
 
@@ -76,6 +81,17 @@ void add_activation_more_ops(std::vector<OpDef>& t) {
   // Paddle gives sign a zero gradient; it is left without a rule here.
   t.push_back({.type = "sign", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .infer_shape = shape_rules::same_as_x, .pointwise = "Sign"});
+  // floor and ceil: Paddle's programs carry floor_grad/ceil_grad (zeros), so
+  // they are in the table, but the forward ops name no gradient rule: a zero
+  // gradient is what fluidc's autodiff gives an op without one, and a
+  // finite-difference check of an all-zero gradient proves nothing.
+  for (auto [name, fn] : {std::pair{"floor", "Floor"}, {"ceil", "Ceil"}}) {
+    const std::string type = name;
+    t.push_back({.type = type, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
+                 .infer_shape = shape_rules::same_as_x, .pointwise = fn});
+    t.push_back({.type = type + "_grad", .family = "activation", .inputs = {{"Out@GRAD"}},
+                 .outputs = {{"X@GRAD", true}}, .infer_shape = grad_like_out_grad});
+  }
 
   // pow's FactorTensor and clip's Min/Max are run-time scalars that win over
   // the attributes; fusion leaves an op with them alone (its scalar

@@ -140,6 +140,10 @@ TEST_CASE("transcendental and simple unary ops: values", "[activation]") {
                {-2.5, 0, 1});
   check_values("sign", [](const Tensor& x, Tensor& o) { k::sign(x, o); },
                [](double v) { return double((v > 0) - (v < 0)); }, {-2.5, 0, 1e-3});
+  check_values("floor", [](const Tensor& x, Tensor& o) { k::floor(x, o); },
+               [](double v) { return std::floor(v); }, {-2.5, -0.5, 0, 1.5, 2});
+  check_values("ceil", [](const Tensor& x, Tensor& o) { k::ceil(x, o); }, [](double v) { return std::ceil(v); },
+               {-2.5, -0.5, 0, 1.5, 2});
   check_values("erf", [](const Tensor& x, Tensor& o) { k::erf(x, o); }, [](double v) { return std::erf(v); },
                {-2, -0.1, 0, 0.8});
   check_values("sin", [](const Tensor& x, Tensor& o) { k::sin(x, o); }, [](double v) { return std::sin(v); },
@@ -187,6 +191,17 @@ TEST_CASE("activation_more: errors and in-place use", "[activation][errors]") {
   Tensor dy = f32(Shape{2}, {1, 1});
   k::leaky_relu_grad(y, dy, &dy, lr);  // X@GRAD over Out@GRAD
   CHECK(values(dy) == std::vector<double>{0.5, 1});
+}
+
+TEST_CASE("floor_grad and ceil_grad are zeros shaped like Out@GRAD", "[activation][grad]") {
+  Tensor d = f64(Shape{2, 2}, {1, -2, 3, 4});
+  Tensor dx = f64(Shape{1}, {7});
+  k::floor_grad(d, &dx);
+  CHECK(dx.shape() == d.shape());
+  CHECK(values(dx) == std::vector<double>{0, 0, 0, 0});
+  k::ceil_grad(d, &d);  // over Out@GRAD
+  CHECK(values(d) == std::vector<double>{0, 0, 0, 0});
+  k::ceil_grad(d, nullptr);  // X needs no gradient
 }
 
 TEST_CASE("log_softmax along any axis", "[activation][softmax]") {
