@@ -2,6 +2,7 @@
 #include "kernels/activation.h"
 
 #include <cmath>
+#include <vector>
 
 #include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
@@ -70,6 +71,43 @@ void scale(const Tensor& x, const Tensor* scale_tensor, Tensor& out, const Scale
   unary("scale", x, out, kNumeric, [&](auto v) { return pw::Scale::f(v, a); });
 }
 
+namespace {
+
+/// softmax_rows for an axis that is not the last (inner > 1): one running
+/// max and sum per inner position, so every pass over a group reads memory
+/// contiguously instead of striding by `inner`. Same clip at -64, same exp.
+/// The group is read fully before it is written, so y may alias x.
+template <class T>
+void softmax_columns(const T* x, T* y, const AxisSplit& sp) {
+  const T kClip = T(-64);
+  std::vector<T> mx(static_cast<size_t>(sp.inner)), inv(static_cast<size_t>(sp.inner));
+  std::vector<Acc<T>> sum(static_cast<size_t>(sp.inner));
+  for (int64_t o = 0; o < sp.outer; ++o) {
+    const int64_t base = o * sp.n * sp.inner;
+    for (int64_t in = 0; in < sp.inner; ++in) mx[in] = x[base + in];
+    for (int64_t j = 1; j < sp.n; ++j)
+      for (int64_t in = 0; in < sp.inner; ++in) {
+        const T v = x[base + j * sp.inner + in];
+        mx[in] = v > mx[in] ? v : mx[in];
+      }
+    for (int64_t in = 0; in < sp.inner; ++in) sum[in] = 0;
+    for (int64_t j = 0; j < sp.n; ++j)
+      for (int64_t in = 0; in < sp.inner; ++in) {
+        const int64_t k = base + j * sp.inner + in;
+        T shifted = x[k] - mx[in];
+        shifted = shifted < kClip ? kClip : shifted;
+        const T e = std::exp(shifted);
+        y[k] = e;
+        sum[in] += e;
+      }
+    for (int64_t in = 0; in < sp.inner; ++in) inv[in] = T(1) / static_cast<T>(sum[in]);
+    for (int64_t j = 0; j < sp.n; ++j)
+      for (int64_t in = 0; in < sp.inner; ++in) y[base + j * sp.inner + in] *= inv[in];
+  }
+}
+
+}  // namespace
+
 void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {
   require_init("softmax", "X", x);
   Shape os;
@@ -78,7 +116,10 @@ void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {
   out.resize(os, x.dtype());
   visit_float("softmax", "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    softmax_rows<T>(x.data<T>(), out.data<T>(), sp);
+    if (sp.inner == 1)
+      softmax_rows<T>(x.data<T>(), out.data<T>(), sp);
+    else
+      softmax_columns<T>(x.data<T>(), out.data<T>(), sp);
   });
 }
 
@@ -96,22 +137,26 @@ void softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, con
     const T* po = out.data<T>();
     const T* pd = out_grad.data<T>();
     T* px = x_grad->data<T>();
-    // Each group's dot product is complete before any of its elements is
+    // One running dot product per inner position, so each pass walks the
+    // group's memory contiguously whatever the axis (inner = 1: rows). The
+    // dot products are complete before any element of the group is
     // written, so X@GRAD may alias Out or Out@GRAD.
+    std::vector<Acc<T>> dot(static_cast<size_t>(sp.inner));
+    std::vector<T> d(static_cast<size_t>(sp.inner));
     for (int64_t o = 0; o < sp.outer; ++o) {
-      for (int64_t in = 0; in < sp.inner; ++in) {
-        const int64_t base = o * sp.n * sp.inner + in;
-        Acc<T> dot = 0;
-        for (int64_t j = 0; j < sp.n; ++j) {
-          const int64_t k = base + j * sp.inner;
-          dot += static_cast<Acc<T>>(po[k]) * static_cast<Acc<T>>(pd[k]);
+      const int64_t base = o * sp.n * sp.inner;
+      for (int64_t in = 0; in < sp.inner; ++in) dot[in] = 0;
+      for (int64_t j = 0; j < sp.n; ++j)
+        for (int64_t in = 0; in < sp.inner; ++in) {
+          const int64_t k = base + j * sp.inner + in;
+          dot[in] += static_cast<Acc<T>>(po[k]) * static_cast<Acc<T>>(pd[k]);
         }
-        const T d = static_cast<T>(dot);
-        for (int64_t j = 0; j < sp.n; ++j) {
-          const int64_t k = base + j * sp.inner;
-          px[k] = (pd[k] - d) * po[k];
+      for (int64_t in = 0; in < sp.inner; ++in) d[in] = static_cast<T>(dot[in]);
+      for (int64_t j = 0; j < sp.n; ++j)
+        for (int64_t in = 0; in < sp.inner; ++in) {
+          const int64_t k = base + j * sp.inner + in;
+          px[k] = (pd[k] - d[in]) * po[k];
         }
-      }
     }
   });
 }
