@@ -2,7 +2,6 @@
 #include "kernels/activation.h"
 
 #include <cmath>
-#include <vector>
 
 #include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
@@ -80,8 +79,9 @@ namespace {
 template <class T>
 void softmax_columns(const T* x, T* y, const AxisSplit& sp) {
   const T kClip = T(-64);
-  std::vector<T> mx(static_cast<size_t>(sp.inner)), inv(static_cast<size_t>(sp.inner));
-  std::vector<Acc<T>> sum(static_cast<size_t>(sp.inner));
+  T* mx = scratch_array<T>(Slot::kTmp0, 2 * sp.inner);
+  T* inv = mx + sp.inner;
+  Acc<T>* sum = scratch_array<Acc<T>>(Slot::kAcc, sp.inner);
   for (int64_t o = 0; o < sp.outer; ++o) {
     const int64_t base = o * sp.n * sp.inner;
     for (int64_t in = 0; in < sp.inner; ++in) mx[in] = x[base + in];
@@ -141,8 +141,8 @@ void softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, con
     // group's memory contiguously whatever the axis (inner = 1: rows). The
     // dot products are complete before any element of the group is
     // written, so X@GRAD may alias Out or Out@GRAD.
-    std::vector<Acc<T>> dot(static_cast<size_t>(sp.inner));
-    std::vector<T> d(static_cast<size_t>(sp.inner));
+    Acc<T>* dot = scratch_array<Acc<T>>(Slot::kAcc, sp.inner);
+    T* d = scratch_array<T>(Slot::kTmp0, sp.inner);
     for (int64_t o = 0; o < sp.outer; ++o) {
       const int64_t base = o * sp.n * sp.inner;
       for (int64_t in = 0; in < sp.inner; ++in) dot[in] = 0;

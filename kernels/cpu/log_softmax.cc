@@ -1,10 +1,10 @@
 // kernels/cpu/log_softmax.cc - log_softmax and its gradient along any axis.
 #include <cmath>
-#include <vector>
 
 #include "kernels/activation.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/softmax_impl.h"
+#include "kernels/cpu/unary_impl.h"
 #include "kernels/pointwise.h"
 #include "kernels/shapes/activation.h"
 
@@ -26,8 +26,9 @@ void log_softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* py = out.data<T>();
-    std::vector<T> mx(sp.inner), lse(sp.inner);
-    std::vector<Acc<T>> sum(sp.inner);
+    T* mx = scratch_array<T>(Slot::kTmp0, 2 * sp.inner);
+    T* lse = mx + sp.inner;
+    Acc<T>* sum = scratch_array<Acc<T>>(Slot::kAcc, sp.inner);
     for (int64_t o = 0; o < sp.outer; ++o) {
       const int64_t base = o * sp.n * sp.inner;
       for (int64_t in = 0; in < sp.inner; ++in) mx[in] = px[base + in];
@@ -65,8 +66,8 @@ void log_softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
     const T* po = out.data<T>();
     const T* pd = out_grad.data<T>();
     T* px = x_grad->data<T>();
-    std::vector<Acc<T>> sum(sp.inner);
-    std::vector<T> s(sp.inner);
+    Acc<T>* sum = scratch_array<Acc<T>>(Slot::kAcc, sp.inner);
+    T* s = scratch_array<T>(Slot::kTmp0, sp.inner);
     for (int64_t o = 0; o < sp.outer; ++o) {
       const int64_t base = o * sp.n * sp.inner;
       for (int64_t in = 0; in < sp.inner; ++in) sum[in] = 0;

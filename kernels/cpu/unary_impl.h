@@ -1,4 +1,4 @@
-// kernels/cpu/unary_impl.h - the element loops shared by the activation kernels (forward and gradient).
+// kernels/cpu/unary_impl.h - the element loops and scratch arrays shared by the activation kernels.
 #pragma once
 
 #include "kernels/cpu/kernel_util.h"
@@ -69,6 +69,15 @@ void unary_grad_xo(const char* op, const Tensor& x, const Tensor& o, const Tenso
     T* pg = dx->data<T>();
     for (int64_t i = 0, n = x.numel(); i < n; ++i) pg[i] = fn(px[i], po[i], pd[i]);
   });
+}
+
+/// n elements of T in the thread's scratch tensor `slot` (kernel_util.h):
+/// reused from call to call, so a kernel in steady state does not allocate.
+template <class T>
+T* scratch_array(Slot slot, int64_t n) {
+  Tensor& t = scratch(slot);
+  t.resize(Shape{n}, DTypeOf<T>::value);
+  return t.data<T>();
 }
 
 }  // namespace fluidc::kernels::detail
