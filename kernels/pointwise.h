@@ -73,7 +73,7 @@ inline float tanh_f32(float x) {
 /// by its odd series to s^9 (truncation < 3e-9). Relative error below
 /// 2.5e-7 over all positive floats (test/unit/kernels/pointwise_test.cc);
 /// 0 gives -inf, negatives NaN, inf inf.
-inline float log_f32(float x) {
+[[gnu::always_inline]] inline float log_f32(float x) {
   const bool sub = x < 1.17549435e-38f;
   const float xs = sub ? x * 8388608.0f : x;
   int32_t b;
@@ -101,7 +101,7 @@ inline float log_f32(float x) {
 
 /// ln(1 + t) for fp32 t >= 0 without losing a small t: u = 1 + t rounds, and
 /// ln(u) * t / (u - 1) corrects for the rounding (t itself when u is 1).
-inline float log1p_f32(float t) {
+[[gnu::always_inline]] inline float log1p_f32(float t) {
   const float u = 1.0f + t;
   const float d = u - 1.0f;
   const float r = log_f32(u) * (t / (d == 0.0f ? 1.0f : d));
@@ -141,7 +141,7 @@ inline double tanh_t(double v) { return std::tanh(v); }
 template <class T> inline T sigmoid_t(T v) { return T(1) / (T(1) + exp_t(-v)); }
 /// log(1 + e^v) in the form that neither overflows nor loses small values:
 /// max(v, 0) + log1p(e^-|v|).
-template <class T> inline T softplus_t(T v) {
+template <class T> [[gnu::always_inline]] inline T softplus_t(T v) {
   const T a = v < T(0) ? -v : v;
   return (v > T(0) ? v : T(0)) + log1p_t(exp_t(-a));
 }
@@ -185,7 +185,7 @@ struct Elu {
   }
 };
 struct Softplus {
-  template <class T> static T f(T v, const SoftplusAttrs& a) {
+  template <class T> [[gnu::always_inline]] static T f(T v, const SoftplusAttrs& a) {
     const T b = static_cast<T>(a.beta);
     const T xb = b * v;
     const T soft = softplus_t(xb) / b;
@@ -194,11 +194,11 @@ struct Softplus {
 };
 struct Mish {
   /// Paddle's threshold: above it softplus(X) is taken as X.
-  template <class T> static T sp(T v, const MishAttrs& a) {
+  template <class T> [[gnu::always_inline]] static T sp(T v, const MishAttrs& a) {
     const T soft = softplus_t(v);
     return v > static_cast<T>(a.threshold) ? v : soft;
   }
-  template <class T> static T f(T v, const MishAttrs& a) { return v * tanh_t(sp(v, a)); }
+  template <class T> [[gnu::always_inline]] static T f(T v, const MishAttrs& a) { return v * tanh_t(sp(v, a)); }
 };
 struct Exp { template <class T> static T f(T v) { return exp_t(v); } };
 struct Log { template <class T> static T f(T v) { return log_t(v); } };

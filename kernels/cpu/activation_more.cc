@@ -12,7 +12,10 @@ namespace fluidc::kernels {
 using namespace detail;
 
 // Forward kernels apply the op's scalar function (kernels/pointwise.h), the
-// one fused loops call, so fused and unfused results are identical.
+// one fused loops call, so fused and unfused results are identical. The
+// gradients compute both sides of each choice and combine conditions with
+// `&` rather than `&&`, which keeps their loops free of branches and so
+// vectorisable.
 
 void relu6(const Tensor& x, Tensor& out, const Relu6Attrs& a) {
   unary("relu6", x, out, kFloat, [&](auto v) { return pw::Relu6::f(v, a); });
@@ -20,7 +23,7 @@ void relu6(const Tensor& x, Tensor& out, const Relu6Attrs& a) {
 void relu6_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const Relu6Attrs& a) {
   unary_grad("relu6_grad", "Out", out, out_grad, x_grad, kFloat, [&](auto o, auto d) {
     using T = decltype(o);
-    return (o > T(0) && o < static_cast<T>(a.threshold)) ? d : T(0);
+    return ((o > T(0)) & (o < static_cast<T>(a.threshold))) ? d : T(0);
   });
 }
 
@@ -54,7 +57,8 @@ void hard_sigmoid(const Tensor& x, Tensor& out, const HardSigmoidAttrs& a) {
 void hard_sigmoid_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const HardSigmoidAttrs& a) {
   unary_grad("hard_sigmoid_grad", "Out", out, out_grad, x_grad, kFloat, [&](auto o, auto d) {
     using T = decltype(o);
-    return (o > T(0) && o < T(1)) ? d * static_cast<T>(a.slope) : T(0);
+    const T g = d * static_cast<T>(a.slope);
+    return ((o > T(0)) & (o < T(1))) ? g : T(0);
   });
 }
 
@@ -88,7 +92,8 @@ void elu_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor
   // alpha * e^X = Out + alpha below 0, which saves the exp.
   unary_grad_xo("elu_grad", x, out, out_grad, x_grad, kFloat, [&](auto xv, auto o, auto d) {
     using T = decltype(xv);
-    return xv > T(0) ? d : d * (o + static_cast<T>(a.alpha));
+    const T neg = d * (o + static_cast<T>(a.alpha));
+    return xv > T(0) ? d : neg;
   });
 }
 
@@ -273,7 +278,7 @@ void clip_grad(const Tensor& x, const Tensor* min, const Tensor* max, const Tens
   const ClipAttrs a = clip_attrs("clip_grad", min, max, attrs);
   unary_grad("clip_grad", "X", x, out_grad, x_grad, kFloat, [&](auto xv, auto d) {
     using T = decltype(xv);
-    return (xv > static_cast<T>(a.min) && xv < static_cast<T>(a.max)) ? d : T(0);
+    return ((xv > static_cast<T>(a.min)) & (xv < static_cast<T>(a.max))) ? d : T(0);
   });
 }
 
