@@ -229,7 +229,7 @@ void gelu_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const Ge
   }
   unary_grad("gelu_grad", "X", x, out_grad, x_grad, kFloat, [](auto xv, auto d) {
     using T = decltype(xv);
-    const T cdf = T(0.5) * (T(1) + std::erf(xv * static_cast<T>(pw::Gelu::kInvSqrt2)));
+    const T cdf = T(0.5) * (T(1) + pw::erf_t(xv * static_cast<T>(pw::Gelu::kInvSqrt2)));
     const T pdf = static_cast<T>(0.39894228040143267794) * pw::exp_t(T(-0.5) * xv * xv);  // 1 / sqrt(2 pi)
     return d * (cdf + xv * pdf);
   });

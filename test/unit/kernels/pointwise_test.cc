@@ -1,4 +1,4 @@
-// test/unit/kernels/pointwise_test.cc - fluidc's fp32 exp/tanh/sigmoid/log against double-precision libm, swept over the float range.
+// test/unit/kernels/pointwise_test.cc - fluidc's fp32 exp/tanh/sigmoid/log/erf against double-precision libm, swept over the float range.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -96,4 +96,19 @@ TEST_CASE("fp32 log and log1p stay within 2.5e-7 relative of the exact values", 
     CHECK(pw::log1p_f32(t) == Approx(std::log1p(static_cast<double>(t))).epsilon(3e-7));
   }
   CHECK(pw::Log::f(2.0) == std::log(2.0));  // fp64 keeps libm's
+}
+
+TEST_CASE("fp32 erf stays within 4e-7 relative of the exact value", "[pointwise]") {
+  float worst = 0.0f;
+  // From 1e-6 (below, erf(x) = 2x/sqrt(pi) to fp32 precision) past the clamp at 4.
+  const double e = max_rel_error(1e-6f, 10.0f, [](float x) { return pw::erf_f32(x); },
+                                 [](double x) { return std::erf(x); }, &worst);
+  INFO("erf worst at " << worst);
+  CHECK(e < 4e-7);
+  CHECK(pw::erf_f32(0.0f) == 0.0f);
+  CHECK(pw::erf_f32(1e-30f) == Approx(1.1283791670955126e-30).epsilon(1e-6));
+  CHECK(pw::erf_f32(100.0f) == 1.0f);
+  CHECK(pw::erf_f32(-std::numeric_limits<float>::infinity()) == -1.0f);
+  CHECK(std::isnan(pw::erf_f32(std::numeric_limits<float>::quiet_NaN())));
+  CHECK(pw::Erf::f(0.5) == std::erf(0.5));  // fp64 keeps libm's
 }
