@@ -103,14 +103,15 @@ struct PowAttrs {
   }
 };
 
-/// Attributes of `clip`: Out = min(max(X, min), max) (Min/Max tensors, when given, win).
+/// Attributes of `clip`: Out = min(max(X, min), max) (Min/Max tensors, when
+/// given, win). Paddle's clip has no defaults for them: required.
 struct ClipAttrs {
   float min = 0.0f;
   float max = 0.0f;
   template <class F>
   static void fields(F&& f) {
-    f("min", &ClipAttrs::min);
-    f("max", &ClipAttrs::max);
+    f("min", &ClipAttrs::min, kRequiredAttr);
+    f("max", &ClipAttrs::max, kRequiredAttr);
   }
 };
 
