@@ -47,7 +47,6 @@ inline constexpr auto kNumeric = [](const char* op, const char* role, DType t, a
   visit_numeric(op, role, t, f);
 };
 
-
 /// X@GRAD[i] = fn(X[i], Out[i], Out@GRAD[i]) for gradients that need both.
 template <class Visit, class Fn>
 void unary_grad_xo(const char* op, const Tensor& x, const Tensor& o, const Tensor& dout, Tensor* dx, Visit visit,
