@@ -38,9 +38,12 @@ struct SoftmaxAttrs {
   }
 };
 
-/// Out = max(X, 0).
-/// Out = sqrt(X) (gradient clipping computes the global norm with it).
+/// Out = sqrt(X).
 void sqrt(const Tensor& x, Tensor& out);
+/// X@GRAD = Out@GRAD * 0.5 / Out.
+void sqrt_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad);
+
+/// Out = max(X, 0).
 void relu(const Tensor& x, Tensor& out);
 /// X@GRAD = Out@GRAD * (Out > 0).
 void relu_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad);
@@ -77,3 +80,5 @@ void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs);
 void softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const SoftmaxAttrs& attrs);
 
 }  // namespace fluidc::kernels
+
+#include "kernels/activation_more.h"  // the other unary activations and log_softmax

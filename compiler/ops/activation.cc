@@ -1,4 +1,4 @@
-// compiler/ops/activation.cc - relu, sigmoid, tanh, square, scale, softmax and their grads.
+// compiler/ops/activation.cc - relu, sigmoid, tanh, sqrt, square, scale, softmax and their grads (the rest: activation_more.cc).
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/grad_util.h"
@@ -35,6 +35,9 @@ void infer_softmax(ShapeCtx& c) {
 
 }  // namespace
 
+// compiler/ops/activation_more.cc: the other unary activations, clip, pow, log_softmax.
+void add_activation_more_ops(std::vector<OpDef>& t);
+
 void add_activation_ops(std::vector<OpDef>& t) {
   // Activations whose gradient is a function of the output.
   for (auto [name, fn] : {std::pair{"relu", "Relu"}, {"sigmoid", "Sigmoid"}, {"tanh", "Tanh"}}) {
@@ -44,9 +47,10 @@ void add_activation_ops(std::vector<OpDef>& t) {
     t.push_back({.type = fwd + "_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
                  .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
   }
-  // Gradient clipping's global norm; its gradient is not needed there.
   t.push_back({.type = "sqrt", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .infer_shape = shape_rules::same_as_x, .pointwise = "Sqrt"});
+               .grad = "sqrt_grad", .infer_shape = shape_rules::same_as_x, .pointwise = "Sqrt"});
+  t.push_back({.type = "sqrt_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
   t.push_back({.type = "square", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .grad = "square_grad", .infer_shape = shape_rules::same_as_x, .pointwise = "Square"});
   t.push_back({.type = "square_grad", .family = "activation", .inputs = {{"X"}, {"Out@GRAD"}},
@@ -70,6 +74,7 @@ void add_activation_ops(std::vector<OpDef>& t) {
                .outputs = {{"X@GRAD", true}}, .attrs = kernel_attrs<kernels::SoftmaxAttrs>(),
                .attrs_struct = "SoftmaxAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
+  add_activation_more_ops(t);
 }
 
 }  // namespace fluidc::ops

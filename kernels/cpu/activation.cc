@@ -7,57 +7,12 @@
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/pointwise.h"
 #include "kernels/cpu/softmax_impl.h"
+#include "kernels/cpu/unary_impl.h"
 #include "kernels/shapes/activation.h"
 
 namespace fluidc::kernels {
 
 using namespace detail;
-
-namespace {
-
-/// Out[i] = fn(X[i]). Reading X[i] before writing Out[i] makes out == x safe.
-template <class Visit, class Fn>
-void unary(const char* op, const Tensor& x, Tensor& out, Visit visit, Fn fn) {
-  require_init(op, "X", x);
-  out.resize(x.shape(), x.dtype());
-  visit(op, "X", x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* px = x.data<T>();
-    T* po = out.data<T>();
-    for (int64_t i = 0, n = x.numel(); i < n; ++i) po[i] = fn(px[i]);
-  });
-}
-
-/// X@GRAD[i] = fn(A[i], Out@GRAD[i]) where A is Out or X depending on the op.
-/// Same-index access again makes any aliasing of X@GRAD safe.
-template <class Visit, class Fn>
-void unary_grad(const char* op, const char* a_role, const Tensor& a, const Tensor& dout, Tensor* dx,
-                Visit visit, Fn fn) {
-  if (!dx) return;
-  require_init(op, a_role, a);
-  require_init(op, "Out@GRAD", dout);
-  require_same_shape(op, a_role, a, "Out@GRAD", dout);
-  require_same_dtype(op, a_role, a, "Out@GRAD", dout);
-  dx->resize(a.shape(), a.dtype());
-  visit(op, a_role, a.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* pa = a.data<T>();
-    const T* pd = dout.data<T>();
-    T* px = dx->data<T>();
-    for (int64_t i = 0, n = a.numel(); i < n; ++i) px[i] = fn(pa[i], pd[i]);
-  });
-}
-
-// Generic lambdas stand in for the scalar functors; the visit helpers are
-// wrapped so they can be passed as values.
-constexpr auto kFloat = [](const char* op, const char* role, DType t, auto&& f) {
-  visit_float(op, role, t, f);
-};
-constexpr auto kNumeric = [](const char* op, const char* role, DType t, auto&& f) {
-  visit_numeric(op, role, t, f);
-};
-
-}  // namespace
 
 void relu(const Tensor& x, Tensor& out) {
   unary("relu", x, out, kFloat, [](auto v) { return pw::Relu::f(v); });
@@ -71,6 +26,12 @@ void relu_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
 
 void sqrt(const Tensor& x, Tensor& out) {
   unary("sqrt", x, out, kFloat, [](auto v) { return pw::Sqrt::f(v); });
+}
+void sqrt_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
+  unary_grad("sqrt_grad", "Out", out, out_grad, x_grad, kFloat, [](auto o, auto d) {
+    using T = decltype(o);
+    return d * T(0.5) / o;
+  });
 }
 
 void sigmoid(const Tensor& x, Tensor& out) {
@@ -109,6 +70,44 @@ void scale(const Tensor& x, const Tensor* scale_tensor, Tensor& out, const Scale
   unary("scale", x, out, kNumeric, [&](auto v) { return pw::Scale::f(v, a); });
 }
 
+namespace {
+
+/// softmax_rows for an axis that is not the last (inner > 1): one running
+/// max and sum per inner position, so every pass over a group reads memory
+/// contiguously instead of striding by `inner`. Same clip at -64, same exp.
+/// The group is read fully before it is written, so y may alias x.
+template <class T>
+void softmax_columns(const T* x, T* y, const AxisSplit& sp) {
+  const T kClip = T(-64);
+  T* mx = scratch_array<T>(Slot::kTmp0, 2 * sp.inner);
+  T* inv = mx + sp.inner;
+  Acc<T>* sum = scratch_array<Acc<T>>(Slot::kAcc, sp.inner);
+  for (int64_t o = 0; o < sp.outer; ++o) {
+    const int64_t base = o * sp.n * sp.inner;
+    for (int64_t in = 0; in < sp.inner; ++in) mx[in] = x[base + in];
+    for (int64_t j = 1; j < sp.n; ++j)
+      for (int64_t in = 0; in < sp.inner; ++in) {
+        const T v = x[base + j * sp.inner + in];
+        mx[in] = v > mx[in] ? v : mx[in];
+      }
+    for (int64_t in = 0; in < sp.inner; ++in) sum[in] = 0;
+    for (int64_t j = 0; j < sp.n; ++j)
+      for (int64_t in = 0; in < sp.inner; ++in) {
+        const int64_t k = base + j * sp.inner + in;
+        T shifted = x[k] - mx[in];
+        shifted = shifted < kClip ? kClip : shifted;
+        const T e = std::exp(shifted);
+        y[k] = e;
+        sum[in] += e;
+      }
+    for (int64_t in = 0; in < sp.inner; ++in) inv[in] = T(1) / static_cast<T>(sum[in]);
+    for (int64_t j = 0; j < sp.n; ++j)
+      for (int64_t in = 0; in < sp.inner; ++in) y[base + j * sp.inner + in] *= inv[in];
+  }
+}
+
+}  // namespace
+
 void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {
   require_init("softmax", "X", x);
   Shape os;
@@ -117,7 +116,10 @@ void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {
   out.resize(os, x.dtype());
   visit_float("softmax", "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    softmax_rows<T>(x.data<T>(), out.data<T>(), sp);
+    if (sp.inner == 1)
+      softmax_rows<T>(x.data<T>(), out.data<T>(), sp);
+    else
+      softmax_columns<T>(x.data<T>(), out.data<T>(), sp);
   });
 }
 
@@ -135,22 +137,26 @@ void softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, con
     const T* po = out.data<T>();
     const T* pd = out_grad.data<T>();
     T* px = x_grad->data<T>();
-    // Each group's dot product is complete before any of its elements is
+    // One running dot product per inner position, so each pass walks the
+    // group's memory contiguously whatever the axis (inner = 1: rows). The
+    // dot products are complete before any element of the group is
     // written, so X@GRAD may alias Out or Out@GRAD.
+    Acc<T>* dot = scratch_array<Acc<T>>(Slot::kAcc, sp.inner);
+    T* d = scratch_array<T>(Slot::kTmp0, sp.inner);
     for (int64_t o = 0; o < sp.outer; ++o) {
-      for (int64_t in = 0; in < sp.inner; ++in) {
-        const int64_t base = o * sp.n * sp.inner + in;
-        Acc<T> dot = 0;
-        for (int64_t j = 0; j < sp.n; ++j) {
-          const int64_t k = base + j * sp.inner;
-          dot += static_cast<Acc<T>>(po[k]) * static_cast<Acc<T>>(pd[k]);
+      const int64_t base = o * sp.n * sp.inner;
+      for (int64_t in = 0; in < sp.inner; ++in) dot[in] = 0;
+      for (int64_t j = 0; j < sp.n; ++j)
+        for (int64_t in = 0; in < sp.inner; ++in) {
+          const int64_t k = base + j * sp.inner + in;
+          dot[in] += static_cast<Acc<T>>(po[k]) * static_cast<Acc<T>>(pd[k]);
         }
-        const T d = static_cast<T>(dot);
-        for (int64_t j = 0; j < sp.n; ++j) {
-          const int64_t k = base + j * sp.inner;
-          px[k] = (pd[k] - d) * po[k];
+      for (int64_t in = 0; in < sp.inner; ++in) d[in] = static_cast<T>(dot[in]);
+      for (int64_t j = 0; j < sp.n; ++j)
+        for (int64_t in = 0; in < sp.inner; ++in) {
+          const int64_t k = base + j * sp.inner + in;
+          px[k] = (pd[k] - d[in]) * po[k];
         }
-      }
     }
   });
 }

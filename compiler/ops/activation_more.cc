@@ -1,0 +1,122 @@
+// compiler/ops/activation_more.cc - op table entries of the unary activations in kernels/activation_more.h, and log_softmax.
+#include "compiler/ir/attrs.h"
+#include "compiler/ops/attr_struct.h"
+#include "compiler/ops/registry.h"
+#include "compiler/ops/shape_ctx.h"
+#include "kernels/shapes/activation.h"
+
+namespace fluidc::ops {
+namespace {
+
+// The kernels' rule (kernels/shapes/activation.h): Out like X, axis in range.
+void infer_log_softmax(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs, os;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  if (std::string e = shapes::softmax_shape(xs, parse_attrs<kernels::SoftmaxAttrs>(c.op()), os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  c.set_output("Out", x);
+}
+
+// X@GRAD like Out@GRAD, for grad ops that see nothing else.
+void grad_like_out_grad(ShapeCtx& c) {
+  if (c.has_input("Out@GRAD")) c.set_output("X@GRAD", c.input("Out@GRAD"));
+}
+
+/// What Paddle 2.6's grad op of a unary activation reads besides Out@GRAD.
+enum class GradFrom { kX, kOut, kXOut };
+
+std::vector<SlotDef> grad_inputs(GradFrom from) {
+  switch (from) {
+    case GradFrom::kX: return {{"X"}, {"Out@GRAD"}};
+    case GradFrom::kOut: return {{"Out"}, {"Out@GRAD"}};
+    case GradFrom::kXOut: return {{"X"}, {"Out"}, {"Out@GRAD"}};
+  }
+  return {};
+}
+
+/// A pointwise op `type` (scalar function pw::<fn>) and its `type_grad`.
+/// `attrs`/`attrs_struct`: the kernel's attribute struct, or empty.
+void add_unary(std::vector<OpDef>& t, const std::string& type, const std::string& fn, GradFrom from,
+               std::vector<AttrDef> attrs = {}, const std::string& attrs_struct = "") {
+  t.push_back({.type = type, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = attrs,
+               .attrs_struct = attrs_struct, .grad = type + "_grad", .infer_shape = shape_rules::same_as_x,
+               .pointwise = fn});
+  t.push_back({.type = type + "_grad", .family = "activation", .inputs = grad_inputs(from),
+               .outputs = {{"X@GRAD", true}}, .attrs = attrs, .attrs_struct = attrs_struct,
+               .infer_shape = shape_rules::grads_like_inputs});
+}
+
+template <class S>
+void add_unary(std::vector<OpDef>& t, const std::string& type, const std::string& fn, GradFrom from,
+               const std::string& attrs_struct) {
+  add_unary(t, type, fn, from, kernel_attrs<S>(), attrs_struct);
+}
+
+}  // namespace
+
+void add_activation_more_ops(std::vector<OpDef>& t) {
+  using G = GradFrom;
+  namespace k = kernels;
+  add_unary<k::Relu6Attrs>(t, "relu6", "Relu6", G::kOut, "Relu6Attrs");
+  add_unary<k::LeakyReluAttrs>(t, "leaky_relu", "LeakyRelu", G::kX, "LeakyReluAttrs");
+  add_unary<k::HardSwishAttrs>(t, "hard_swish", "HardSwish", G::kX, "HardSwishAttrs");
+  add_unary<k::HardSigmoidAttrs>(t, "hard_sigmoid", "HardSigmoid", G::kOut, "HardSigmoidAttrs");
+  add_unary<k::SwishAttrs>(t, "swish", "Swish", G::kX, "SwishAttrs");
+  add_unary(t, "silu", "Silu", G::kXOut);
+  add_unary<k::EluAttrs>(t, "elu", "Elu", G::kXOut, "EluAttrs");
+  add_unary<k::SoftplusAttrs>(t, "softplus", "Softplus", G::kX, "SoftplusAttrs");
+  add_unary<k::MishAttrs>(t, "mish", "Mish", G::kX, "MishAttrs");
+  add_unary(t, "exp", "Exp", G::kOut);
+  add_unary(t, "log", "Log", G::kX);
+  add_unary(t, "rsqrt", "Rsqrt", G::kOut);
+  add_unary(t, "reciprocal", "Reciprocal", G::kOut);
+  add_unary(t, "abs", "Abs", G::kX);
+  add_unary(t, "erf", "Erf", G::kX);
+  add_unary(t, "sin", "Sin", G::kX);
+  add_unary(t, "cos", "Cos", G::kX);
+  add_unary<k::GeluAttrs>(t, "gelu", "Gelu", G::kX, "GeluAttrs");
+  // Paddle gives sign a zero gradient; it is left without a rule here.
+  t.push_back({.type = "sign", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .infer_shape = shape_rules::same_as_x, .pointwise = "Sign"});
+  // floor and ceil: Paddle's programs carry floor_grad/ceil_grad (zeros), so
+  // they are in the table, but the forward ops name no gradient rule: a zero
+  // gradient is what fluidc's autodiff gives an op without one, and a
+  // finite-difference check of an all-zero gradient proves nothing.
+  for (auto [name, fn] : {std::pair{"floor", "Floor"}, {"ceil", "Ceil"}}) {
+    const std::string type = name;
+    t.push_back({.type = type, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
+                 .infer_shape = shape_rules::same_as_x, .pointwise = fn});
+    t.push_back({.type = type + "_grad", .family = "activation", .inputs = {{"Out@GRAD"}},
+                 .outputs = {{"X@GRAD", true}}, .infer_shape = grad_like_out_grad});
+  }
+
+  // pow's FactorTensor and clip's Min/Max are run-time scalars that win over
+  // the attributes; fusion leaves an op with them alone (its scalar
+  // function sees only the attributes).
+  t.push_back({.type = "pow", .family = "activation", .inputs = {{"X"}, {"FactorTensor", true}},
+               .outputs = {{"Out"}}, .attrs = kernel_attrs<k::PowAttrs>(), .attrs_struct = "PowAttrs",
+               .grad = "pow_grad", .infer_shape = shape_rules::same_as_x, .pointwise = "Pow"});
+  t.push_back({.type = "pow_grad", .family = "activation",
+               .inputs = {{"X"}, {"FactorTensor", true}, {"Out@GRAD"}}, .outputs = {{"X@GRAD", true}},
+               .attrs = kernel_attrs<k::PowAttrs>(), .attrs_struct = "PowAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
+  t.push_back({.type = "clip", .family = "activation", .inputs = {{"X"}, {"Min", true}, {"Max", true}},
+               .outputs = {{"Out"}}, .attrs = kernel_attrs<k::ClipAttrs>(), .attrs_struct = "ClipAttrs",
+               .grad = "clip_grad", .infer_shape = shape_rules::same_as_x, .pointwise = "Clip"});
+  t.push_back({.type = "clip_grad", .family = "activation",
+               .inputs = {{"X"}, {"Min", true}, {"Max", true}, {"Out@GRAD"}}, .outputs = {{"X@GRAD", true}},
+               .attrs = kernel_attrs<k::ClipAttrs>(), .attrs_struct = "ClipAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
+
+  t.push_back({.type = "log_softmax", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<k::SoftmaxAttrs>(), .attrs_struct = "SoftmaxAttrs", .grad = "log_softmax_grad",
+               .infer_shape = infer_log_softmax});
+  t.push_back({.type = "log_softmax_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .attrs = kernel_attrs<k::SoftmaxAttrs>(),
+               .attrs_struct = "SoftmaxAttrs", .infer_shape = shape_rules::grads_like_inputs});
+}
+
+}  // namespace fluidc::ops
