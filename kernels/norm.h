@@ -140,6 +140,12 @@ struct DropoutAttrs {
   }
 };
 
+/// What dropout multiplies X by when is_test: 1 - p (downgrade_in_infer) or
+/// 1 (upscale_in_train). Shared with the compiler's remove-dropout pass.
+inline double dropout_test_factor(const DropoutAttrs& a) {
+  return a.dropout_implementation == "upscale_in_train" ? 1.0 : 1.0 - a.dropout_prob;
+}
+
 /// Training: Mask (uint8, X's shape) keeps each element with probability
 /// 1 - dropout_prob; Out = X * Mask, divided by 1 - p under
 /// upscale_in_train. Random numbers come from the generator of

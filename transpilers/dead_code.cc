@@ -23,6 +23,10 @@ bool always_live(const pb::OpDesc& op, const pb::BlockDesc& block) {
 
 int remove_dead_code(pb::ProgramDesc& prog, const std::vector<std::string>& keep) {
   pb::BlockDesc& block = *prog.mutable_blocks(0);
+  bool results_named = !keep.empty();
+  for (const auto& op : block.ops())
+    if (const ops::OpDef* def = ops::find_op(op.type()); def && def->has(ops::kFetch)) results_named = true;
+  if (!results_named) return 0;
   std::unordered_set<std::string> live(keep.begin(), keep.end());
   // Whatever a sub-block's ops name is live: an op that runs a block may
   // not list every outer variable the block reads among its own inputs.

@@ -13,8 +13,9 @@ namespace fluidc {
 /// kSideEffect, kOptimizer or kOwnsBlock traits (a sub-block's effects are
 /// not looked into), ops that write a persistable variable (state that
 /// outlives the run), ops of unknown type, and, transitively, every op
-/// writing an input of a live op. Variables stay declared. Returns the
-/// number of ops removed.
+/// writing an input of a live op. Variables stay declared. A program with
+/// no fetch op and an empty `keep` is left alone: nothing names its results.
+/// Returns the number of ops removed.
 int remove_dead_code(pb::ProgramDesc& prog, const std::vector<std::string>& keep);
 
 }  // namespace fluidc

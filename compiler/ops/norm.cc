@@ -77,6 +77,14 @@ void infer_dropout(ShapeCtx& c) {
   }
 }
 
+// At inference (is_test) dropout is Out = X * factor; remove-dropout
+// replaces it (transpilers/remove_dropout.h).
+std::optional<float> dropout_inference_scale(const pb::OpDesc& op) {
+  const auto a = parse_attrs<kernels::DropoutAttrs>(op);
+  if (!a.is_test) return std::nullopt;
+  return static_cast<float>(kernels::dropout_test_factor(a));
+}
+
 // dropout_grad has no X: X@GRAD takes Out@GRAD's type.
 void infer_dropout_grad(ShapeCtx& c) {
   if (c.has_output("X@GRAD")) c.set_output("X@GRAD", c.input("Out@GRAD"));
@@ -144,6 +152,7 @@ void add_norm_ops(std::vector<OpDef>& t) {
   OpDef drop = def<DropoutAttrs>("dropout", {{"X"}, {"Seed", true}}, {{"Out"}, {"Mask", true}}, "dropout_grad",
                                  infer_dropout);
   drop.traits = kRandom;
+  drop.inference_scale = dropout_inference_scale;
   t.push_back(drop);
   t.push_back(def<DropoutAttrs>("dropout_grad", {{"Mask"}, {"Out@GRAD"}}, {{"X@GRAD", true}}, "",
                                 infer_dropout_grad));

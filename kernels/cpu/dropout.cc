@@ -48,7 +48,7 @@ void dropout(const Tensor& x, const Tensor* seed, Tensor& out, Tensor* mask, con
     const int64_t n = x.numel();
     const T* px = x.data<T>();
     if (a.is_test) {
-      const T f = static_cast<T>(up ? 1.0 : 1.0 - p);
+      const T f = static_cast<T>(dropout_test_factor(a));
       out.resize(x.shape(), x.dtype());
       T* po = out.data<T>();
       for (int64_t i = 0; i < n; ++i) po[i] = px[i] * f;
@@ -89,7 +89,7 @@ void dropout_grad(const Tensor& mask, const Tensor& out_grad, Tensor* x_grad, co
     x_grad->resize(out_grad.shape(), out_grad.dtype());
     T* px = x_grad->data<T>();
     if (a.is_test) {
-      const T f = static_cast<T>(up ? 1.0 : 1.0 - p);
+      const T f = static_cast<T>(dropout_test_factor(a));
       for (int64_t i = 0; i < n; ++i) px[i] = pd[i] * f;
       return;
     }
