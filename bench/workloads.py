@@ -306,11 +306,11 @@ class LeNet(ImageClassifier):
 
 class ResNet18(ImageClassifier):
     """paddle.vision.models.resnet18 (random weights), against a plain torch.nn ResNet-18 with the same
-    module names.  Few repetitions: batch-32 inference is ~58 GFLOP per run, a batch-8 train step ~87."""
+    module names.  Few repetitions: batch-32 inference is ~58 GFLOP per run, a batch-8 train step ~87 (x3 for the backward)."""
     name = "resnet18"
     runs = [Run("ResNet-18 inference, batch 1", "infer", 1, 10),
             Run("ResNet-18 inference, batch 32", "infer", 32, 2),
-            Run("ResNet-18 train step, batch 8", "train", 8, 3)]
+            Run("ResNet-18 train step, batch 8", "train", 8, 2)]
 
     def paddle_layer(self):
         import paddle
