@@ -80,9 +80,25 @@ def fluidc_build(args, exe):
     t0 = time.perf_counter()
     p = subprocess.run([str(c) for c in [FLUIDC, "build", *args, "-o", exe]], capture_output=True, text=True)
     if p.returncode != 0:
-        lines = [ln.strip() for ln in (p.stderr + p.stdout).splitlines() if ln.strip()]
-        raise BuildFailed(lines[0] if lines else f"fluidc build exited with {p.returncode}")
+        raise BuildFailed(build_error(p.stderr + p.stdout) or f"fluidc build exited with {p.returncode}")
     return time.perf_counter() - t0
+
+
+def build_error(text):
+    """fluidc's first error line without the temporary program path in front, and, where it goes on with
+    an indented list (the unsupported op types), the listed names: "error: 4 unsupported op types (...):
+    conv2d, conv2d_grad, pool2d, pool2d_grad"."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    first = lines[0].strip()
+    first = first[first.index("error:"):] if "error:" in first else first
+    listed = []
+    for ln in lines[1:]:
+        if not ln.startswith((" ", "\t")):
+            break
+        listed.append(ln.split()[0])
+    return first.rstrip(":") + (": " + ", ".join(listed) if listed else "")
 
 
 def trainer_args(exe, prog, data, batch, steps, work):
