@@ -306,10 +306,12 @@ class LeNet(ImageClassifier):
 
 class ResNet18(ImageClassifier):
     """paddle.vision.models.resnet18 (random weights), against a plain torch.nn ResNet-18 with the same
-    module names.  Few repetitions: batch-32 inference is ~58 GFLOP per run, a batch-8 train step ~87 (x3 for the backward)."""
+    module names.  Few repetitions: batch-32 inference is ~58 GFLOP per run, a batch-8 train step ~44.
+    Three runs, not two, at batch 32: fluidc's --repeat reports the middle run, and of two that would be
+    the slower, usually the cold first one, which the peers exclude as their warm-up."""
     name = "resnet18"
     runs = [Run("ResNet-18 inference, batch 1", "infer", 1, 10),
-            Run("ResNet-18 inference, batch 32", "infer", 32, 2),
+            Run("ResNet-18 inference, batch 32", "infer", 32, 3),
             Run("ResNet-18 train step, batch 8", "train", 8, 2)]
 
     def paddle_layer(self):
@@ -359,7 +361,7 @@ class MobileNetV2(ImageClassifier):
     settings = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
                 (6, 160, 3, 2), (6, 320, 1, 1)]
     runs = [Run("MobileNetV2 inference, batch 1", "infer", 1, 10),
-            Run("MobileNetV2 inference, batch 32", "infer", 32, 2)]
+            Run("MobileNetV2 inference, batch 32", "infer", 32, 3)]
 
     def paddle_layer(self):
         import paddle
