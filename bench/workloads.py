@@ -306,7 +306,8 @@ class LeNet(ImageClassifier):
 
 class ResNet18(ImageClassifier):
     """paddle.vision.models.resnet18 (random weights), against a plain torch.nn ResNet-18 with the same
-    module names.  Few repetitions: batch-32 inference is ~58 GFLOP per run, a batch-8 train step ~44.
+    module names.  Few repetitions: batch-32 inference is ~58 G multiply-adds per run, a batch-8 train
+    step (forward and twice that backward) ~44 G.
     Three runs, not two, at batch 32: fluidc's --repeat reports the middle run, and of two that would be
     the slower, usually the cold first one, which the peers exclude as their warm-up."""
     name = "resnet18"
