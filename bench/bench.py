@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-# bench/bench.py - fluidc side by side with Paddle's Executor, PyTorch eager and ONNX Runtime on the same
-# models, weights and data, in one run: medians of several repetitions, min-max, ratios (peer / fluidc).
+# bench/bench.py - fluidc side by side with Paddle's Executor, Paddle Inference (inference rows), PyTorch
+# eager and ONNX Runtime on the same models, weights and data, in one run: medians of several
+# repetitions, min-max, ratios (peer / fluidc).  A row fluidc cannot build yet keeps its peers' numbers.
 # The models and their rows are in bench/workloads.py; this file is the model-independent harness.
 # Run it through bench/run.sh, which installs the Python peers and builds fluidc first.
 import argparse, json, os, platform, re, statistics, subprocess, sys, tempfile, time
@@ -13,6 +14,8 @@ from workloads import MODELS
 ROOT = Path(__file__).resolve().parent.parent
 FLUIDC = ROOT / "build" / "bin" / "fluidc"
 LOSS_RTOL = 1e-4  # first-step losses of the systems must agree this closely: else it is not one model
+OUT_TOL = 1e-3    # inference outputs must agree this closely (relative to the output's largest |value|)
+PEERS = ("paddle", "paddle_inference", "torch", "onnxruntime")  # the table's column order
 
 
 def median_minmax(xs):
@@ -65,10 +68,37 @@ def paddle_programs(model, work):
 
 # ---------------------------------------------------------------- training, per system
 
+class BuildFailed(Exception):
+    """fluidc could not compile the row's program (e.g. an op it has no kernel for yet)."""
+
+
 def fluidc_build(args, exe):
+    """Seconds `fluidc build` took; raises BuildFailed with fluidc's first error line, so the row keeps
+    its peers' numbers and says why fluidc has none."""
+    if not FLUIDC.exists():  # a peers-only run before the compiler is built still gives the peers' side
+        raise BuildFailed(f"{FLUIDC} does not exist (build it first)")
     t0 = time.perf_counter()
-    run([FLUIDC, "build", *args, "-o", exe])
+    p = subprocess.run([str(c) for c in [FLUIDC, "build", *args, "-o", exe]], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise BuildFailed(build_error(p.stderr + p.stdout) or f"fluidc build exited with {p.returncode}")
     return time.perf_counter() - t0
+
+
+def build_error(text):
+    """fluidc's first error line without the temporary program path in front, and, where it goes on with
+    an indented list (the unsupported op types), the listed names: "error: 4 unsupported op types (...):
+    conv2d, conv2d_grad, pool2d, pool2d_grad"."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    first = lines[0].strip()
+    first = first[first.index("error:"):] if "error:" in first else first
+    listed = []
+    for ln in lines[1:]:
+        if not ln.startswith((" ", "\t")):
+            break
+        listed.append(ln.split()[0])
+    return first.rstrip(":") + (": " + ", ".join(listed) if listed else "")
 
 
 def trainer_args(exe, prog, data, batch, steps, work):
@@ -137,23 +167,45 @@ def torch_train(model, prog, data, batch, steps):
 
 
 def check_same_model(title, losses):
-    """Fails the run unless every system's first step (same weights, same batch) gives fluidc's loss:
-    a mismatch means the peers are not running the model fluidc compiled, so no ratio would mean much."""
-    ref = losses["fluidc"]
+    """Fails the run unless every system's first step (same weights, same batch) gives fluidc's loss
+    (Paddle's where fluidc could not build the row): a mismatch means the peers are not running the
+    model fluidc compiled, so no ratio would mean much."""
+    ref_name = "fluidc" if "fluidc" in losses else "paddle"
+    ref = losses[ref_name]
     print(f"check: {title}: first-step loss " + ", ".join(f"{k} {v:.7g}" for k, v in losses.items()),
           file=sys.stderr)
     bad = [k for k, v in losses.items() if not abs(v - ref) <= LOSS_RTOL * max(abs(v), abs(ref))]
     if bad:
-        raise SystemExit(f"FAILED: {title}: first-step loss of {', '.join(bad)} differs from fluidc's {ref:.7g} "
+        raise SystemExit(f"FAILED: {title}: first-step loss of {', '.join(bad)} differs from {ref_name}'s {ref:.7g} "
                          f"by more than {LOSS_RTOL} relative: {losses}")
 
 
 # ---------------------------------------------------------------- inference, per system
 
+def check_same_output(title, outputs):
+    """The inference counterpart of check_same_model: every system's output for the same input must be
+    the Paddle Executor's (the saved program run as written) within OUT_TOL of its largest |value|."""
+    ref = outputs["paddle"]
+    # Relative to the output's own scale, however small: MobileNetV2's activations shrink through its
+    # blocks on random weights (BatchNorm's statistics are the initial 0 and 1), its logits are ~1e-7.
+    scale = float(np.abs(ref).max()) or 1.0
+    errs = {k: float(np.abs(np.asarray(v).reshape(ref.shape) - ref).max()) / scale for k, v in outputs.items()}
+    print(f"check: {title}: max |output - Paddle Executor's| / {scale:.4g}: "
+          + ", ".join(f"{k} {v:.2g}" for k, v in errs.items()), file=sys.stderr)
+    bad = [k for k, v in errs.items() if not v <= OUT_TOL]
+    if bad:
+        raise SystemExit(f"FAILED: {title}: output of {', '.join(bad)} differs from the Paddle Executor's by "
+                         f"more than {OUT_TOL} relative: {errs}")
+
+
+# Each *_infer returns (median ms of `repeat` timed runs, the output of the untimed warm-up run).
+
 def fluidc_infer(exe, x, repeat, work, env):
     np.save(work / "x.npy", x)
-    out = run([exe, "--feed", f"x={work / 'x.npy'}", "--repeat", repeat], env)
-    return float(re.search(r"median ([0-9.]+) ms", out).group(1))
+    fetch = work / "fetch"
+    out = run([exe, "--feed", f"x={work / 'x.npy'}", "--repeat", repeat, "--fetch-dir", fetch], env)
+    result = np.load(next(fetch.glob("*.npy")))  # the one inference output, whatever its name
+    return float(re.search(r"median ([0-9.]+) ms", out).group(1)), result
 
 
 def paddle_infer(prog, x, repeat):
@@ -161,13 +213,40 @@ def paddle_infer(prog, x, repeat):
     exe = paddle.static.Executor(paddle.CPUPlace())
     with paddle.static.scope_guard(paddle.static.Scope()):
         program, feed_names, fetch = paddle.static.load_inference_model(str(prog["infer"][0])[:-len(".pdmodel")], exe)
-        exe.run(program, feed={feed_names[0]: x}, fetch_list=fetch)
+        first = exe.run(program, feed={feed_names[0]: x}, fetch_list=fetch)[0]
         times = []
         for _ in range(repeat):
             t0 = time.perf_counter()
             exe.run(program, feed={feed_names[0]: x}, fetch_list=fetch)
             times.append((time.perf_counter() - t0) * 1e3)
-        return statistics.median(times)
+        return statistics.median(times), first
+
+
+def paddle_inference_infer(prog, x, repeat, threads):
+    """Paddle Inference, what a Paddle user deploys with: the saved inference model, IR passes (fusions)
+    and oneDNN on.  The input is copied in once before timing; a timed run is run() plus copying the
+    output out, as the other peers' timed calls return their output."""
+    from paddle import inference
+    config = inference.Config(str(prog["infer"][0]), str(prog["infer"][1]))
+    config.disable_gpu()
+    config.enable_mkldnn()
+    config.set_cpu_math_library_num_threads(threads)
+    config.switch_ir_optim(True)
+    config.disable_glog_info()  # its pass log would bury the table
+    predictor = inference.create_predictor(config)
+    inp = predictor.get_input_handle(predictor.get_input_names()[0])
+    out = predictor.get_output_handle(predictor.get_output_names()[0])
+    inp.reshape(x.shape)
+    inp.copy_from_cpu(x)
+    predictor.run()  # warm-up: oneDNN builds its primitives on the first run
+    first = out.copy_to_cpu()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        predictor.run()
+        out.copy_to_cpu()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times), first
 
 
 def torch_infer(model, prog, x, repeat):
@@ -176,12 +255,12 @@ def torch_infer(model, prog, x, repeat):
     t = torch.from_numpy(x)
     times = []
     with torch.no_grad():
-        model.torch_predict(m, t)
+        first = model.torch_predict(m, t).numpy()
         for _ in range(repeat):
             t0 = time.perf_counter()
             model.torch_predict(m, t)
             times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    return statistics.median(times), first
 
 
 def ort_infer(model, prog, x, repeat, threads, work):
@@ -203,60 +282,90 @@ def ort_infer(model, prog, x, repeat, threads, work):
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-    sess.run(None, {"x": x})
+    first = sess.run(None, {"x": x})[0]
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         sess.run(None, {"x": x})
         times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    return statistics.median(times), first
 
 
 # ---------------------------------------------------------------- the run
 
+def train_rep(model, r, prog, work, args, env, have, rep, times, exe, built):
+    """One repetition of a train row; `built`: fluidc compiled the row's program."""
+    data = model.data(r.batch * r.steps, np.random.default_rng(rep))
+    if rep == 0:  # before any timing: is this one model on all systems?
+        losses = {"fluidc": fluidc_first_loss(exe, prog, data, r.batch, work, env)} if built else {}
+        losses["paddle"] = paddle_train(prog, data, r.batch, 0)[1]
+        if have["torch"]:
+            losses["torch"] = torch_train(model, prog, data, r.batch, 0)[1]
+        check_same_model(r.title, losses)
+    if built:
+        times["fluidc"].append(fluidc_train(exe, prog, data, r.batch, r.steps, work, env))
+    times["paddle"].append(paddle_train(prog, data, r.batch, min(r.steps, 200))[0])
+    if have["torch"]:
+        times["torch"].append(torch_train(model, prog, data, r.batch, min(r.steps, 500))[0])
+
+
+def infer_rep(model, r, prog, work, args, env, have, rep, times, exe, built):
+    """One repetition of an inference row; the first also checks that every system computes the same."""
+    x = model.data(r.batch, np.random.default_rng(rep))[model.infer_input]
+    np.save(work / "x.npy", x)
+    runs = {"paddle": lambda: paddle_infer(prog, x, min(r.steps, 300)),
+            "paddle_inference": lambda: paddle_inference_infer(prog, x, r.steps, args.threads)}
+    if built:
+        runs["fluidc"] = lambda: fluidc_infer(exe, x, r.steps, work, env)
+    if have["torch"]:
+        runs["torch"] = lambda: torch_infer(model, prog, x, r.steps)
+    if have["torch"] and have["onnxruntime"]:
+        runs["onnxruntime"] = lambda: ort_infer(model, prog, x, r.steps, args.threads, work)
+    outputs = {}
+    for system, fn in runs.items():
+        ms, outputs[system] = fn()
+        times[system].append(ms)
+    if rep == 0:
+        check_same_output(r.title, outputs)
+
+
+def startup_costs(exe, work, args, env):
+    """Start to first result (a fresh process, params embedded, one run) and its peak RSS."""
+    starts = []
+    for _ in range(args.reps):
+        t0 = time.perf_counter()
+        run([exe, "--feed", f"x={work / 'x.npy'}"], env)
+        starts.append((time.perf_counter() - t0) * 1e3)
+    out = subprocess.run(["/usr/bin/time", "-f", "%M", str(exe), "--feed", f"x={work / 'x.npy'}"],
+                         capture_output=True, text=True, env=env)
+    return {"start_to_result_ms": median_minmax(starts),
+            "peak_rss_kib": int(out.stderr.strip().splitlines()[-1]) if out.returncode == 0 else None}
+
+
 def measure(model, r, prog, work, args, env, have):
-    """Times one row `r` of `model` on every system; returns (times per system, extra)."""
-    times = {"fluidc": [], "paddle": [], "torch": [], "onnxruntime": []}
-    extra = {}
+    """Times one row `r` of `model` on every system; returns (times per system, extra, fluidc's build
+    error or None).  fluidc is built once per repetition (the build time is reported too); if the first
+    build fails, the row is measured on the peers only."""
+    times = {"fluidc": [], **{p: [] for p in PEERS}}
+    extra = {"fluidc_build_s": []}
     exe = work / ("trainer" if r.mode == "train" else "infer")
+    build_args = ([prog["main"], "--startup", prog["startup"]] if r.mode == "train"
+                  else [prog["infer"][0], "--params", prog["infer"][1]])
+    error = None
     for rep in range(args.reps):
-        rng = np.random.default_rng(rep)
-        if r.mode == "train":
-            data = model.data(r.batch * r.steps, rng)
-            build_s = fluidc_build([prog["main"], "--startup", prog["startup"]], exe)
-            if rep == 0:  # before any timing: is this one model on all systems?
-                losses = {"fluidc": fluidc_first_loss(exe, prog, data, r.batch, work, env),
-                          "paddle": paddle_train(prog, data, r.batch, 0)[1]}
-                if have["torch"]:
-                    losses["torch"] = torch_train(model, prog, data, r.batch, 0)[1]
-                check_same_model(r.title, losses)
-            times["fluidc"].append(fluidc_train(exe, prog, data, r.batch, r.steps, work, env))
-            times["paddle"].append(paddle_train(prog, data, r.batch, min(r.steps, 200))[0])
-            if have["torch"]:
-                times["torch"].append(torch_train(model, prog, data, r.batch, min(r.steps, 500))[0])
-        else:
-            x = model.data(r.batch, rng)[model.infer_input]
-            build_s = fluidc_build([prog["infer"][0], "--params", prog["infer"][1]], exe)
-            times["fluidc"].append(fluidc_infer(exe, x, r.steps, work, env))
-            times["paddle"].append(paddle_infer(prog, x, min(r.steps, 300)))
-            if have["torch"]:
-                times["torch"].append(torch_infer(model, prog, x, r.steps))
-            if have["torch"] and have["onnxruntime"]:
-                times["onnxruntime"].append(ort_infer(model, prog, x, r.steps, args.threads, work))
-        extra.setdefault("fluidc_build_s", []).append(build_s)
-    extra["binary_bytes"] = exe.stat().st_size
-    if r.mode == "infer":
-        # Start to first result: a fresh process, params embedded, one run.
-        starts = []
-        for _ in range(args.reps):
-            t0 = time.perf_counter()
-            run([exe, "--feed", f"x={work / 'x.npy'}"], env)
-            starts.append((time.perf_counter() - t0) * 1e3)
-        extra["start_to_result_ms"] = median_minmax(starts)
-        out = subprocess.run(["/usr/bin/time", "-f", "%M", str(exe), "--feed", f"x={work / 'x.npy'}"],
-                             capture_output=True, text=True, env=env)
-        extra["peak_rss_kib"] = int(out.stderr.strip().splitlines()[-1]) if out.returncode == 0 else None
-    return times, extra
+        if error is None:
+            try:
+                extra["fluidc_build_s"].append(fluidc_build(build_args, exe))
+            except BuildFailed as e:
+                error = str(e)
+                print(f"fluidc: {r.title}: build failed, measuring the peers only: {error}", file=sys.stderr)
+        rep_fn = train_rep if r.mode == "train" else infer_rep
+        rep_fn(model, r, prog, work, args, env, have, rep, times, exe, error is None)
+    if error is None:
+        extra["binary_bytes"] = exe.stat().st_size
+        if r.mode == "infer":
+            extra.update(startup_costs(exe, work, args, env))
+    return times, extra, error
 
 
 def gemm_bound(model, r, entry, env):
@@ -282,11 +391,26 @@ def read_floor(model, r, entry, env):
     return out
 
 
+def row_entry(times, extra, error):
+    """A row's JSON: median/min/max per system, each peer's ratio to fluidc (none without a fluidc time:
+    no number is made up for a row fluidc cannot build), and the extras."""
+    entry = {k: median_minmax(v) for k, v in times.items() if v}
+    if error is not None:
+        entry["fluidc"] = {"error": error}
+    entry["extra"] = {k: (median_minmax(v) if isinstance(v, list) else v) for k, v in extra.items() if v != []}
+    for peer in PEERS:
+        if peer in entry and "median" in entry["fluidc"]:
+            entry[peer]["ratio"] = entry[peer]["median"] / entry["fluidc"]["median"]
+    return entry
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.json"))
+    ap.add_argument("--only", default="", metavar="SUBSTRING",
+                    help="run only the rows whose title contains SUBSTRING (e.g. ResNet)")
     args = ap.parse_args()
     # One thread count for every system: fluidc's binaries read FLUIDC_NUM_THREADS, Paddle's math library
     # and oneDNN (the sgemm peak probe) OMP_NUM_THREADS; PyTorch and ONNX Runtime are set below.
@@ -308,21 +432,18 @@ def main():
     gemm_rows, floor_rows = [], []
     for model in MODELS:
         prog = None  # written once per model, shared by its rows
-        for r in model.runs:
+        for r in (r for r in model.runs if args.only in r.title):
             work = work_root / f"{model.name}_{r.mode}_{r.batch}"
             work.mkdir()
             if prog is None:
                 (work_root / f"prog_{model.name}").mkdir()
                 prog = paddle_programs(model, work_root / f"prog_{model.name}")
-            times, extra = measure(model, r, prog, work, args, env, have)
-            entry = {k: median_minmax(v) for k, v in times.items() if v}
-            entry["extra"] = {k: (median_minmax(v) if isinstance(v, list) else v) for k, v in extra.items()}
-            for peer in ("paddle", "torch", "onnxruntime"):
-                if peer in entry:
-                    entry[peer]["ratio"] = entry[peer]["median"] / entry["fluidc"]["median"]
+            times, extra, error = measure(model, r, prog, work, args, env, have)
+            entry = row_entry(times, extra, error)
             results["workloads"][r.title] = entry
-            gemm_rows += [(model, r, entry)] if r.gemm_bound else []
-            floor_rows += [(model, r, entry)] if r.read_floor else []
+            if error is None:  # both compare fluidc's own time with a bound
+                gemm_rows += [(model, r, entry)] if r.gemm_bound else []
+                floor_rows += [(model, r, entry)] if r.read_floor else []
             print(f"done: {r.title}", file=sys.stderr)
     if (ROOT / "build" / "bin" / "sgemm_rate").exists():  # the probe runs after the rows, as always
         for model, r, entry in gemm_rows:  # at most one row has gemm_bound: the JSON keeps one
@@ -339,16 +460,20 @@ def render_table(results):
     lines = [f"threads: {results['threads']} (all systems), cpus: {results['cpus']}, Paddle {results['paddle']}, "
              f"PyTorch {results['torch']}, ONNX Runtime {results['onnxruntime']}; times in ms per step / per run, "
              "median [min-max] of the repetitions; ratio = peer / fluidc (higher: fluidc faster)", "",
-             "| workload | fluidc | Paddle Executor | ratio | PyTorch eager | ratio | ONNX Runtime | ratio |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| workload | fluidc | Paddle Executor | ratio | Paddle Inference | ratio | PyTorch eager | ratio "
+             "| ONNX Runtime | ratio |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
 
-    def cell(e):
-        return f"{e['median']:.4g} [{e['min']:.4g}-{e['max']:.4g}]"
+    def cell(e):  # "-" where there is no time (fluidc could not build the row; a peer that was not run)
+        return f"{e['median']:.4g} [{e['min']:.4g}-{e['max']:.4g}]" if e and "median" in e else "-"
     for title, e in results["workloads"].items():
-        row = [title, cell(e["fluidc"])]
-        for peer in ("paddle", "torch", "onnxruntime"):
-            row += [cell(e[peer]), f"{e[peer]['ratio']:.2f}x"] if peer in e else ["-", "-"]
+        row = [title, cell(e.get("fluidc"))]
+        for peer in PEERS:
+            row += [cell(e.get(peer)), f"{e[peer]['ratio']:.2f}x" if "ratio" in e.get(peer, {}) else "-"]
         lines.append("| " + " | ".join(row) + " |")
+    errors = [(t, e["fluidc"]["error"]) for t, e in results["workloads"].items() if "error" in e.get("fluidc", {})]
+    if errors:
+        lines += [""] + [f"fluidc could not build {t}: {err}" for t, err in errors]
     if "gemm_bound" in results:
         g = results["gemm_bound"]
         shape, peak = next((k[len("sgemm_gflops_"):], v) for k, v in g.items() if k.startswith("sgemm_gflops_"))
@@ -369,6 +494,9 @@ def render_table(results):
     lines.append("|---|---|---|---|---|")
     for title, e in results["workloads"].items():
         x = e["extra"]
+        if "fluidc_build_s" not in x:  # fluidc could not build it: nothing of its own to report
+            lines.append(f"| {title} | - | - | - | - |")
+            continue
         lines.append(f"| {title} | {x['fluidc_build_s']['median']:.2f} | {x['binary_bytes']} | "
                      f"{x['start_to_result_ms']['median']:.2f} | {x.get('peak_rss_kib')} |"
                      if "start_to_result_ms" in x else

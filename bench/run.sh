@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh - the benchmark: installs the Python peers (never needed by the tests), builds fluidc, runs
 # every workload on every system in one run and prints the table (also bench/results/latest.json).
-# usage: bash bench/run.sh [--reps N] [--threads N]
+# usage: bash bench/run.sh [--reps N] [--threads N] [--only SUBSTRING-OF-A-ROW-TITLE]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/build.sh" fluidc sgemm_rate stream_rate > /dev/null

@@ -203,4 +203,203 @@ class WhileRnn(Model):
         return torch.optim.SGD(params, lr=0.01)
 
 
-MODELS = [FitALine(), Mlp(), WhileRnn()]
+def copy_structured(module, layer, weights):
+    """Copies Paddle's weights into a torch module whose submodules carry the Paddle layer's names
+    (conv1, layer1.0.bn1, ...): the Paddle layer's state_dict maps each structured name to the program's
+    variable (conv2d_3.w_0, ...).  Only the naming of BatchNorm's statistics and Linear's [in, out]
+    layout differ between the two."""
+    import torch
+    var_of = {k: v.name for k, v in layer.state_dict().items()}
+    with torch.no_grad():
+        for mod_name, mod in module.named_modules():
+            tensors = dict(mod.named_parameters(recurse=False)) | dict(mod.named_buffers(recurse=False))
+            for name, t in tensors.items():
+                if name == "num_batches_tracked":  # torch-only bookkeeping, unused with momentum set
+                    continue
+                key = ".".join(filter(None, [mod_name, {"running_mean": "_mean", "running_var": "_variance"}
+                                                         .get(name, name)]))
+                arr = weights[var_of[key]]
+                if isinstance(mod, torch.nn.Linear) and name == "weight":
+                    arr = arr.T
+                t.copy_(torch.from_numpy(np.ascontiguousarray(arr)))
+    return module
+
+
+class ImageClassifier(Model):
+    """A CNN on NCHW images with integer class labels: Paddle's layer is built once per program (its
+    structured names are needed to copy weights into the torch module), the loss is the mean
+    cross-entropy of the logits, and inference returns the logits."""
+    shape = (3, 224, 224)   # one image, CHW
+    classes = 1000
+
+    def paddle_layer(self):
+        raise NotImplementedError
+
+    def torch_layer(self):
+        raise NotImplementedError
+
+    def paddle_forward(self):
+        import paddle
+        import paddle.nn.functional as F
+        x = paddle.static.data("x", [-1, *self.shape], "float32")
+        label = paddle.static.data("label", [-1, 1], "int64")
+        self.layer = self.paddle_layer()  # kept for torch_module's name mapping
+        logits = self.layer(x)
+        return paddle.mean(F.cross_entropy(logits, label)), logits
+
+    def paddle_optimizer(self):
+        import paddle  # Momentum = torch's SGD with momentum (dampening 0): v = mu v + g, p -= lr v
+        return paddle.optimizer.Momentum(learning_rate=0.01, momentum=0.9)
+
+    def data(self, rows, rng):
+        return {"x": rng.standard_normal((rows, *self.shape)).astype(np.float32),
+                "label": rng.integers(0, self.classes, (rows, 1)).astype(np.int64)}
+
+    def torch_module(self, weights):
+        return copy_structured(self.torch_layer(), self.layer, weights)
+
+    def torch_batch(self, arrays):
+        import torch  # CrossEntropyLoss wants class indices [N], Paddle's label is [N, 1]
+        return torch.from_numpy(arrays["x"]), torch.from_numpy(arrays["label"][:, 0])
+
+    def torch_loss(self):
+        import torch
+        return torch.nn.CrossEntropyLoss()
+
+    def torch_optimizer(self, params):
+        import torch
+        return torch.optim.SGD(params, lr=0.01, momentum=0.9)
+
+
+def torch_conv_bn(c_in, c_out, k, stride=1, groups=1, act=None):
+    """conv (no bias) + BatchNorm + optional activation as one Sequential: Paddle's ConvNormActivation,
+    whose children are named 0, 1, 2 as here.  BatchNorm2d's defaults (momentum 0.1, eps 1e-5) are
+    Paddle's BatchNorm2D defaults (momentum 0.9 on the other side of the average, eps 1e-5)."""
+    import torch
+    layers = [torch.nn.Conv2d(c_in, c_out, k, stride, (k - 1) // 2, groups=groups, bias=False),
+              torch.nn.BatchNorm2d(c_out)]
+    return torch.nn.Sequential(*layers, *([act()] if act else []))
+
+
+class LeNet(ImageClassifier):
+    """LeNet-5 on MNIST-shaped 28x28 images (the first conv pads by 2, standing in for the 32x32 input of
+    the original), with ReLU and max pooling."""
+    name = "lenet"
+    shape = (1, 28, 28)
+    classes = 10
+    runs = [Run("LeNet-5 train step, batch 64", "train", 64, 20)]
+
+    def paddle_layer(self):
+        import paddle
+        nn = paddle.nn
+        return nn.Sequential(nn.Conv2D(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2D(2, 2),
+                             nn.Conv2D(6, 16, 5), nn.ReLU(), nn.MaxPool2D(2, 2), nn.Flatten(),
+                             nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+
+    def torch_layer(self):
+        import torch
+        nn = torch.nn  # same children in the same positions: the names (0, 3, 7, ...) then match
+        return nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2, 2),
+                             nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Flatten(),
+                             nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+
+
+class ResNet18(ImageClassifier):
+    """paddle.vision.models.resnet18 (random weights), against a plain torch.nn ResNet-18 with the same
+    module names.  Few repetitions: batch-32 inference is ~58 G multiply-adds per run, a batch-8 train
+    step (forward and twice that backward) ~44 G.
+    Three runs, not two, at batch 32: fluidc's --repeat reports the middle run, and of two that would be
+    the slower, usually the cold first one, which the peers exclude as their warm-up."""
+    name = "resnet18"
+    runs = [Run("ResNet-18 inference, batch 1", "infer", 1, 10),
+            Run("ResNet-18 inference, batch 32", "infer", 32, 3),
+            Run("ResNet-18 train step, batch 8", "train", 8, 2)]
+
+    def paddle_layer(self):
+        import paddle
+        return paddle.vision.models.resnet18()
+
+    def torch_layer(self):
+        import torch
+        nn = torch.nn
+
+        class Block(nn.Module):  # Paddle's BasicBlock: names conv1, bn1, conv2, bn2, downsample
+            def __init__(self, c_in, c_out, stride):
+                super().__init__()
+                self.conv1 = nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
+                self.bn1 = nn.BatchNorm2d(c_out)
+                self.conv2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
+                self.bn2 = nn.BatchNorm2d(c_out)
+                self.downsample = (torch_conv_bn(c_in, c_out, 1, stride)
+                                   if stride != 1 or c_in != c_out else None)
+
+            def forward(self, x):
+                out = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x)))))
+                return torch.relu(out + (self.downsample(x) if self.downsample is not None else x))
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
+                self.bn1 = nn.BatchNorm2d(64)
+                widths = [(64, 64, 1), (64, 128, 2), (128, 256, 2), (256, 512, 2)]
+                for i, (c_in, c_out, s) in enumerate(widths, 1):
+                    setattr(self, f"layer{i}", nn.Sequential(Block(c_in, c_out, s), Block(c_out, c_out, 1)))
+                self.fc = nn.Linear(512, 1000)
+
+            def forward(self, x):
+                x = nn.functional.max_pool2d(torch.relu(self.bn1(self.conv1(x))), 3, 2, 1)
+                x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+                return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+        return Net()
+
+
+class MobileNetV2(ImageClassifier):
+    """paddle.vision.models.mobilenet_v2(scale=1.0) (random weights), against a plain torch.nn
+    MobileNetV2 with the same module names (features.N.conv.M, classifier.1)."""
+    name = "mobilenet_v2"
+    # (expansion t, channels c, blocks n, first stride s): the paper's table, as in Paddle's model
+    settings = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
+                (6, 160, 3, 2), (6, 320, 1, 1)]
+    runs = [Run("MobileNetV2 inference, batch 1", "infer", 1, 10),
+            Run("MobileNetV2 inference, batch 32", "infer", 32, 3)]
+
+    def paddle_layer(self):
+        import paddle
+        return paddle.vision.models.mobilenet_v2(scale=1.0)
+
+    def torch_layer(self):
+        import torch
+        nn = torch.nn
+
+        class Inverted(nn.Module):
+            def __init__(self, c_in, c_out, stride, t):
+                super().__init__()
+                hidden = c_in * t
+                expand = [torch_conv_bn(c_in, hidden, 1, act=nn.ReLU6)] if t != 1 else []
+                self.conv = nn.Sequential(*expand, torch_conv_bn(hidden, hidden, 3, stride, hidden, nn.ReLU6),
+                                          nn.Conv2d(hidden, c_out, 1, bias=False), nn.BatchNorm2d(c_out))
+                self.residual = stride == 1 and c_in == c_out
+
+            def forward(self, x):
+                return x + self.conv(x) if self.residual else self.conv(x)
+
+        class Net(nn.Module):
+            def __init__(self, settings):
+                super().__init__()
+                blocks, c_in = [torch_conv_bn(3, 32, 3, 2, act=nn.ReLU6)], 32
+                for t, c, n, s in settings:
+                    for i in range(n):
+                        blocks.append(Inverted(c_in, c, s if i == 0 else 1, t))
+                        c_in = c
+                self.features = nn.Sequential(*blocks, torch_conv_bn(c_in, 1280, 1, act=nn.ReLU6))
+                self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(1280, 1000))
+
+            def forward(self, x):
+                x = nn.functional.adaptive_avg_pool2d(self.features(x), 1)
+                return self.classifier(torch.flatten(x, 1))
+        return Net(self.settings)
+
+
+# BERT-tiny and an LSTM come next: each is one more class here (a Model subclass) and its entry below.
+MODELS = [FitALine(), Mlp(), WhileRnn(), LeNet(), ResNet18(), MobileNetV2()]
