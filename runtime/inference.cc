@@ -9,6 +9,7 @@
 #include "runtime/driver_util.h"
 #include "runtime/error.h"
 #include "runtime/npy.h"
+#include "runtime/top_k.h"
 #include "runtime/var_file_name.h"
 
 namespace fluidc::rt {
@@ -17,7 +18,7 @@ namespace {
 void print_help(const ModelInfo& m, const char* argv0) {
   std::printf(
       "usage: %s [--params FILE|DIR] --feed NAME=FILE.npy ... [--fetch-dir DIR] [--repeat N] [--threads N]\n"
-      "          [--check-nan]\n\n"
+      "          [--top K [--labels FILE]] [--check-nan]\n\n"
       "Inference binary compiled by fluidc %s from %s.\n\n"
       "  --params FILE|DIR   parameters: a combined file (.pdiparams) or a directory with one\n"
       "                      file per variable%s\n"
@@ -26,6 +27,9 @@ void print_help(const ModelInfo& m, const char* argv0) {
       "  --fetch-dir DIR     write each result as DIR/NAME.npy ('/' in NAME becomes '_';\n"
       "                      docs/security.md)\n"
       "  --repeat N          run N times and report the median latency (benchmarking)\n"
+      "  --top K             print each result row's K largest entries (a classifier's best\n"
+      "                      classes) as index (value)\n"
+      "  --labels FILE       with --top: names for the indices, one per line\n"
       "%s%s"
       "  --version           compiler version and program checksum\n\n",
       argv0, m.fluidc_version, m.program,
@@ -45,7 +49,12 @@ int run_inference(Model& model, int argc, char** argv) {
     print_help(m, argv[0]);
     return 0;
   }
-  Flags flags(argc, argv, {"params", "feed", "fetch-dir", "repeat", "threads"}, {"feed"}, {"check-nan"});
+  Flags flags(argc, argv, {"params", "feed", "fetch-dir", "repeat", "threads", "top", "labels"}, {"feed"},
+              {"check-nan"});
+  const long long top = flags.get_int("top", 0);
+  if (flags.has("top") && (top < 1 || top > 1000000)) fail("--top must be between 1 and 1000000");
+  if (flags.has("labels") && top == 0) fail("--labels names the classes --top prints: give --top K too");
+  const std::vector<std::string> labels = flags.has("labels") ? read_labels(flags.get("labels")) : std::vector<std::string>{};
   apply_threads_flag(flags);
   model.set_check_nan(flags.has("check-nan"));
   const std::vector<std::string> files = files_for_inputs(m, flags, "feed");
@@ -74,6 +83,7 @@ int run_inference(Model& model, int argc, char** argv) {
   for (int i = 0; i < m.num_fetches; ++i) {
     const VarBinding& b = m.fetches[i];
     print_summary(b.name, model.tensor(b));
+    if (top > 0) print_top_k(b.name, model.tensor(b), static_cast<int>(top), labels);
     if (!dir.empty()) write_npy(dir + "/" + var_file_name(b.name, ".npy"), model.tensor(b));
   }
   return 0;
