@@ -30,6 +30,7 @@ SCRIPTS = [
     "fixtures_control_flow.py", # control_flow/*: cond / while / switch_case / tensor arrays (multi-block)
     "fixtures_autodiff.py",     # autodiff/*: forward-only programs + Paddle's append_backward grads / optimizer losses
     "make_examples.py",         # examples/fit_a_line, examples/mlp_classifier
+    "make_example_image_classifier.py",  # examples/image_classifier (a CNN trained on digits)
     "fixtures_cnn_train.py",    # lenet_digits (conv/pool/batch_norm training)
     "fixtures_real_models.py",  # real_models/reference/*: Paddle on the real programs with synthesized weights
     "fixtures_models.py",       # models/*: ResNet-18, MobileNetV2, an encoder saved by Paddle 2.6.2 + references
