@@ -3,6 +3,7 @@
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
+#include "compiler/ops/rule_infer.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/shapes/activation.h"
 
@@ -22,16 +23,7 @@ bool scale_grad(const pb::OpDesc& fwd, const std::function<std::string(const std
 }
 
 // The kernels' rule (kernels/shapes/activation.h): Out like X, axis in range.
-void infer_softmax(ShapeCtx& c) {
-  const TensorType& x = c.input("X");
-  rt::Shape xs, os;
-  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
-  if (std::string e = shapes::softmax_shape(xs, parse_attrs<kernels::SoftmaxAttrs>(c.op()), os); !e.empty()) {
-    c.error(e);
-    return;
-  }
-  c.set_output("Out", x);
-}
+void infer_softmax(ShapeCtx& c) { infer_out_by_rule<kernels::SoftmaxAttrs>(c, shapes::softmax_shape); }
 
 }  // namespace
 

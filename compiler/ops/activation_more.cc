@@ -2,6 +2,7 @@
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
+#include "compiler/ops/rule_infer.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/shapes/activation.h"
 
@@ -9,16 +10,7 @@ namespace fluidc::ops {
 namespace {
 
 // The kernels' rule (kernels/shapes/activation.h): Out like X, axis in range.
-void infer_log_softmax(ShapeCtx& c) {
-  const TensorType& x = c.input("X");
-  rt::Shape xs, os;
-  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
-  if (std::string e = shapes::softmax_shape(xs, parse_attrs<kernels::SoftmaxAttrs>(c.op()), os); !e.empty()) {
-    c.error(e);
-    return;
-  }
-  c.set_output("Out", x);
-}
+void infer_log_softmax(ShapeCtx& c) { infer_out_by_rule<kernels::SoftmaxAttrs>(c, shapes::softmax_shape); }
 
 // X@GRAD like Out@GRAD, for grad ops that see nothing else.
 void grad_like_out_grad(ShapeCtx& c) {

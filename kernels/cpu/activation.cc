@@ -124,41 +124,10 @@ void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {
 }
 
 void softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const SoftmaxAttrs& attrs) {
-  if (!x_grad) return;
-  const char* op = "softmax_grad";
-  require_init(op, "Out", out);
-  require_init(op, "Out@GRAD", out_grad);
-  require_same_shape(op, "Out", out, "Out@GRAD", out_grad);
-  require_same_dtype(op, "Out", out, "Out@GRAD", out_grad);
-  const AxisSplit sp = split_at_axis(op, out.shape(), attrs.axis);
-  x_grad->resize(out.shape(), out.dtype());
-  visit_float(op, "Out", out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* po = out.data<T>();
-    const T* pd = out_grad.data<T>();
-    T* px = x_grad->data<T>();
-    // One running dot product per inner position, so each pass walks the
-    // group's memory contiguously whatever the axis (inner = 1: rows). The
-    // dot products are complete before any element of the group is
-    // written, so X@GRAD may alias Out or Out@GRAD.
-    Acc<T>* dot = scratch_array<Acc<T>>(Slot::kAcc, sp.inner);
-    T* d = scratch_array<T>(Slot::kTmp0, sp.inner);
-    for (int64_t o = 0; o < sp.outer; ++o) {
-      const int64_t base = o * sp.n * sp.inner;
-      for (int64_t in = 0; in < sp.inner; ++in) dot[in] = 0;
-      for (int64_t j = 0; j < sp.n; ++j)
-        for (int64_t in = 0; in < sp.inner; ++in) {
-          const int64_t k = base + j * sp.inner + in;
-          dot[in] += static_cast<Acc<T>>(po[k]) * static_cast<Acc<T>>(pd[k]);
-        }
-      for (int64_t in = 0; in < sp.inner; ++in) d[in] = static_cast<T>(dot[in]);
-      for (int64_t j = 0; j < sp.n; ++j)
-        for (int64_t in = 0; in < sp.inner; ++in) {
-          const int64_t k = base + j * sp.inner + in;
-          px[k] = (pd[k] - d[in]) * po[k];
-        }
-    }
-  });
+  // X@GRAD = (Out@GRAD - sum(Out@GRAD * Out)) * Out.
+  axis_sum_grad(
+      "softmax_grad", out, out_grad, x_grad, attrs.axis, [](auto o, auto d) { return o * d; },
+      [](auto o, auto d, auto s) { return (d - s) * o; });
 }
 
 }  // namespace fluidc::kernels

@@ -53,35 +53,10 @@ void log_softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {
 }
 
 void log_softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const SoftmaxAttrs& attrs) {
-  if (!x_grad) return;
-  const char* op = "log_softmax_grad";
-  require_init(op, "Out", out);
-  require_init(op, "Out@GRAD", out_grad);
-  require_same_shape(op, "Out", out, "Out@GRAD", out_grad);
-  require_same_dtype(op, "Out", out, "Out@GRAD", out_grad);
-  const AxisSplit sp = split_at_axis(op, out.shape(), attrs.axis);
-  x_grad->resize(out.shape(), out.dtype());
-  visit_float(op, "Out", out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* po = out.data<T>();
-    const T* pd = out_grad.data<T>();
-    T* px = x_grad->data<T>();
-    Acc<T>* sum = scratch_array<Acc<T>>(Slot::kAcc, sp.inner);
-    T* s = scratch_array<T>(Slot::kTmp0, sp.inner);
-    for (int64_t o = 0; o < sp.outer; ++o) {
-      const int64_t base = o * sp.n * sp.inner;
-      for (int64_t in = 0; in < sp.inner; ++in) sum[in] = 0;
-      for (int64_t j = 0; j < sp.n; ++j)
-        for (int64_t in = 0; in < sp.inner; ++in) sum[in] += static_cast<Acc<T>>(pd[base + j * sp.inner + in]);
-      for (int64_t in = 0; in < sp.inner; ++in) s[in] = static_cast<T>(sum[in]);
-      // The sums are complete before any element is written: X@GRAD may alias.
-      for (int64_t j = 0; j < sp.n; ++j)
-        for (int64_t in = 0; in < sp.inner; ++in) {
-          const int64_t k = base + j * sp.inner + in;
-          px[k] = pd[k] - pw::exp_t(po[k]) * s[in];
-        }
-    }
-  });
+  // X@GRAD = Out@GRAD - exp(Out) * sum(Out@GRAD).
+  axis_sum_grad(
+      "log_softmax_grad", out, out_grad, x_grad, attrs.axis, [](auto, auto d) { return d; },
+      [](auto o, auto d, auto s) { return d - pw::exp_t(o) * s; });
 }
 
 }  // namespace fluidc::kernels
