@@ -83,6 +83,11 @@ class Model {
   /// --check-nan: after every op, check its float outputs and throw at the
   /// first NaN or Inf (runtime/finite_check.h). Off: one branch per op.
   void set_check_nan(bool on) { check_nan_ = on; }
+  /// Values an inference program computes from parameters alone (its
+  /// load-time ops, e.g. batch-norm-folded weights) are computed on the
+  /// first run() and kept; call this after changing any persistable tensor
+  /// from outside (loading other parameters) so the next run() recomputes them.
+  void parameters_changed() { load_time_done_ = false; }
 
  protected:
   /// `slots` lists the instance's tensors in VarBinding::slot order.
@@ -90,6 +95,8 @@ class Model {
   /// Read by the generated code after each op (per instance, so one
   /// instance may be checked while another runs at full speed).
   bool check_nan_ = false;
+  /// The load-time ops have run since the parameters last changed.
+  bool load_time_done_ = false;
 
  private:
   const ModelInfo& info_;

@@ -170,6 +170,7 @@ void initialize_state(Model& model, const Flags& flags) {
                       : "give --params FILE|DIR (this binary was built without a startup program)"));
     check_against_declared(b, t, source.empty() ? "the startup program" : source, false);
   }
+  model.parameters_changed();
 }
 
 void print_summary(const std::string& label, const Tensor& t) {

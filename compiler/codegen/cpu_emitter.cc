@@ -286,7 +286,11 @@ class Emitter {
     for (const auto& g : groups) out << ", " << g;
     out << " {\n public:\n";
     out << fmt::format("  Model() : fluidc::rt::Model(model_info(), {}) {{}}\n", slots_.empty() ? "nullptr" : "slots_");
-    out << "  void run() override { main_block0(); }\n";
+    if (has_load_time_)
+      out << "  void run() override {\n    if (!load_time_done_) {\n      main_load_time();\n"
+             "      load_time_done_ = true;\n    }\n    main_block0();\n  }\n";
+    else
+      out << "  void run() override { main_block0(); }\n";
     out << fmt::format("  void startup() override {{{}}}\n\n private:\n", startup_ ? " startup_block0(); " : "");
     for (const auto& fn : block_fns_) out << fmt::format("  void {}();\n", fn);
     // Parts of long blocks stay separate functions: the optimiser's cost
@@ -320,18 +324,39 @@ class Emitter {
       // Each op or fused chain is one unit of code; a long block is cut
       // between units into methods of at most kOpsPerMethod ops.
       std::vector<std::pair<int, std::string>> units;  // (ops, code)
+      // Load-time ops (main block 0 only) go into their own method.
+      const std::vector<bool>* lt = prefix == "main" && b == 0 ? opts_.load_time : nullptr;
+      auto at_load = [&](int i) { return lt && i < static_cast<int>(lt->size()) && (*lt)[i]; };
+      std::ostringstream load_time_body;
+      auto emit_single = [&](int i) {
+        if (at_load(i)) return emit_op(p, prefix, b, i, load_time_body);
+        std::ostringstream unit;
+        emit_op(p, prefix, b, i, unit);
+        units.emplace_back(1, unit.str());
+      };
       size_t next = 0;
       for (int i = 0; i < block.ops_size(); ++i) {
-        std::ostringstream unit;
-        int count = 1;
         if (next < chains.size() && chains[next].ops.front() == i) {
-          emit_chain(p, prefix, b, chains[next], unit);
-          count = static_cast<int>(chains[next].ops.size());
-          i = chains[next++].ops.back();
+          const FusedChain& chain = chains[next++];
+          i = chain.ops.back();
+          // A chain with load-time ops is written op by op: its ops run at two different times.
+          if (std::any_of(chain.ops.begin(), chain.ops.end(), at_load)) {
+            for (int k : chain.ops) emit_single(k);
+            continue;
+          }
+          std::ostringstream unit;
+          emit_chain(p, prefix, b, chain, unit);
+          units.emplace_back(static_cast<int>(chain.ops.size()), unit.str());
         } else {
-          emit_op(p, prefix, b, i, unit);
+          emit_single(i);
         }
-        units.emplace_back(count, unit.str());
+      }
+      if (!load_time_body.str().empty()) {
+        has_load_time_ = true;
+        block_fns_.push_back("main_load_time");
+        fns << fmt::format("// main program, block 0: the load-time ops (values from parameters alone), run\n"
+                           "// once per parameter load (rt::Model::parameters_changed)\nvoid Model::main_load_time() {{\n{}}}\n\n",
+                           load_time_body.str());
       }
       const std::string fn = fmt::format("{}_block{}", prefix, b);
       if (block.ops_size() <= kOpsPerMethod) {
@@ -500,6 +525,7 @@ class Emitter {
   std::set<std::string> families_;
   std::set<std::string> dims_emitted_;
   std::vector<std::string> block_fns_;
+  bool has_load_time_ = false;  ///< the main program has load-time ops (main_load_time)
   std::vector<std::string> part_fns_;  // pieces of long blocks (see kOpsPerMethod)
   std::vector<std::string> slots_;           // identifiers, in slot order
   std::map<std::string, size_t> slot_of_;

@@ -34,6 +34,10 @@ struct EmitOptions {
   /// they win over the declared VarDescs in declarations and bindings.
   /// nullptr: declared types only.
   const std::map<std::string, TensorType>* types = nullptr;
+  /// Per op of the main program's block 0, whether it is a load-time op
+  /// (compiler/analysis/load_time.h): those go into a method run once per
+  /// parameter load. nullptr: every op runs every time.
+  const std::vector<bool>* load_time = nullptr;
 };
 using CpuEmitOptions = EmitOptions;
 

@@ -127,6 +127,7 @@ Prepared prepare(const BuildOptions& o) {
   eo.cpp_namespace = o.cpp_namespace;
   eo.embed_params = !p.params_blob.empty();
   eo.fusion = &r.fusion;
+  eo.load_time = &r.load_time;
   eo.emit_main = o.emit_main;
   eo.types = &r.types;
   p.program = emit_program(target(), r.main, r.startup ? &*r.startup : nullptr, r.info, eo);

@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <sstream>
 
+#include "compiler/analysis/load_time.h"
 #include "compiler/driver/frontend.h"
 #include "compiler/driver/usage.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/registry.h"
 #include "transpilers/autodiff.h"
 #include "transpilers/dead_code.h"
+#include "transpilers/fold_batch_norm.h"
 #include "transpilers/remove_dropout.h"
 #include "transpilers/loss.h"
 #include "transpilers/strip_inference.h"
@@ -157,16 +159,23 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
     r.after("distribute", s.main);
   }
 
-  // 6. remove-dropout: inference programs only (a trainer's dropout is
-  //    random); before dead-code, which then drops what fed only a mask.
+  // 6. fold-batch-norm: inference programs only (a trainer's batch_norm
+  //    learns); before dead-code, which drops what the fold left unread.
   const bool inference = !has_optimizer(s.main);
+  if (r.selected("fold-batch-norm") && inference) {
+    if (fold_batch_norm(s.main, o.fetch) > 0) rewrote = true;
+    r.after("fold-batch-norm", s.main);
+  }
+
+  // 7. remove-dropout: inference programs only (a trainer's dropout is
+  //    random); before dead-code, which then drops what fed only a mask.
   if (r.selected("remove-dropout") && inference) {
     std::vector<std::string> keep = o.fetch;
     if (remove_dropout(s.main, keep) > 0) rewrote = true;
     r.after("remove-dropout", s.main);
   }
 
-  // 7. dead-code: after every pass that adds ops (their results may be the
+  // 8. dead-code: after every pass that adds ops (their results may be the
   //    only uses of earlier ones); before the check, so what is removed is
   //    never checked or compiled. Inference programs only: a trainer's loss
   //    is a result without a fetch op.
@@ -199,14 +208,23 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   check_dataflow(res.main, res.info, diags);
   diags.throw_if_errors();
 
-  // 8. fuse: after the last op rewrite (the plan names ops by index) and
+  // 9. fold-constants: a side table of the final program (which ops run
+  //    once per parameter load); after the check, since it reads the final
+  //    fetch list. The emitter writes fused chains that touch those ops op
+  //    by op, so fuse needs no ordering with it.
+  if (r.selected("fold-constants")) {
+    res.load_time = load_time_ops(res.main, res.info);
+    r.after("fold-constants", res.main.desc(), "# " + describe_load_time(res.load_time));
+  }
+
+  // 10. fuse: after the last op rewrite (the plan names ops by index) and
   //    after the fetch list is final (a fetched value is never fused away).
   if (r.selected("fuse")) {
     s.fusion = plan_fusion(res.main, res.info);
     r.after("fuse", res.main.desc(), fusion_plan_text(s.fusion, res.main));
   }
 
-  // 9. memory-plan (slot, no pass yet): last, since it needs the fusion
+  // 11. memory-plan (slot, no pass yet): last, since it needs the fusion
   //    plan: a fused intermediate is never materialised and needs no buffer.
   if (r.selected("memory-plan")) {
     run_hook(o.memory_plan, "memory-plan", s);

@@ -19,11 +19,12 @@ namespace fluidc {
 /// and `memory-plan` are slots for passes still to come (PipelineOptions'
 /// hooks); naming them without a hook is an error.
 inline const std::vector<std::string> kPipelinePasses = {
-    "strip-inference", "loss", "autodiff", "optimizer", "distribute", "remove-dropout", "dead-code", "fuse",
-    "memory-plan"};
+    "strip-inference", "loss", "autodiff", "optimizer", "distribute", "fold-batch-norm", "remove-dropout",
+    "dead-code", "fold-constants", "fuse", "memory-plan"};
 /// The rewrites `build` and `emit` run by default on an inference program
 /// (no optimizer op) when --passes does not say otherwise.
-inline const std::vector<std::string> kInferenceRewrites = {"remove-dropout", "dead-code"};
+inline const std::vector<std::string> kInferenceRewrites = {"fold-batch-norm", "remove-dropout", "dead-code",
+                                                            "fold-constants"};
 
 struct PipelineState;
 /// A pass plugged into one of the empty slots: rewrites state.main /
@@ -68,6 +69,9 @@ struct PipelineResult {
   ProgramInfo info;                 ///< feeds, fetches (with --fetch), persistables, loss
   std::map<std::string, TensorType> types;  ///< main's inferred types (they reach codegen)
   FusionPlan fusion;                ///< empty unless `fuse` ran
+  /// fold-constants: per block-0 op, computed once per parameter load
+  /// (compiler/analysis/load_time.h); empty unless the pass ran.
+  std::vector<bool> load_time;
   std::vector<std::string> ran;     ///< the passes that ran, in order
 };
 

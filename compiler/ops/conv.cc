@@ -1,4 +1,5 @@
 // compiler/ops/conv.cc - conv2d, depthwise_conv2d, conv3d, conv2d_transpose, depthwise_conv2d_transpose and their grads.
+#include "compiler/ir/attrs.h"
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
@@ -25,6 +26,18 @@ void infer_conv(ShapeCtx& c) {
   c.set_output("Output", out);
 }
 
+// Output channel c of a convolution is linear in Filter[c] (Filter is
+// [Cout, Cin/groups, k...]); the kernel adds Bias per output channel.
+// Programs that already bind Bias or ResidualData are left as they are.
+bool conv_channel_linear(const pb::OpDesc& op, ChannelLinear& cl) {
+  if (!op_inputs(op, "Bias").empty() || !op_inputs(op, "ResidualData").empty()) return false;
+  const auto a = parse_attrs<kernels::ConvAttrs>(op);
+  bool last = false;
+  if (!shapes::conv_detail::channel_last(a.data_format, last).empty()) return false;
+  cl = {.weight = "Filter", .weight_axis = 0, .out = "Output", .out_axis = last ? -1 : 1, .bias = "Bias"};
+  return true;
+}
+
 }  // namespace
 
 void add_conv_ops(std::vector<OpDef>& t) {
@@ -41,7 +54,7 @@ void add_conv_ops(std::vector<OpDef>& t) {
     t.push_back({.type = fwd, .family = "conv",
                  .inputs = {{"Input"}, {"Filter"}, {"Bias", true}, {"ResidualData", true}},
                  .outputs = {{"Output"}}, .attrs = kernel_attrs<ConvAttrs>(), .attrs_struct = "ConvAttrs",
-                 .grad = fwd + "_grad", .infer_shape = v.infer});
+                 .grad = fwd + "_grad", .infer_shape = v.infer, .channel_linear = conv_channel_linear});
     t.push_back({.type = fwd + "_grad", .family = "conv", .inputs = {{"Input"}, {"Filter"}, {"Output@GRAD"}},
                  .outputs = {{"Input@GRAD", true}, {"Filter@GRAD", true}}, .attrs = kernel_attrs<ConvAttrs>(),
                  .attrs_struct = "ConvAttrs", .infer_shape = shape_rules::grads_like_inputs});

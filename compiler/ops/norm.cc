@@ -1,4 +1,5 @@
 // compiler/ops/norm.cc - batch_norm, layer_norm, instance_norm, group_norm, dropout and their gradients.
+#include "compiler/ir/attrs.h"
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
@@ -85,6 +86,18 @@ std::optional<float> dropout_inference_scale(const pb::OpDesc& op) {
   return static_cast<float>(kernels::dropout_test_factor(a));
 }
 
+// batch_norm with running statistics (is_test or use_global_stats) is a
+// per-channel affine map; fold-batch-norm folds it into the op before it.
+bool batch_norm_inference_affine(const pb::OpDesc& op, ChannelAffine& ca) {
+  const auto a = parse_attrs<kernels::BatchNormAttrs>(op);
+  if (!a.is_test && !a.use_global_stats) return false;
+  if (!op_inputs(op, "MomentumTensor").empty()) return false;
+  ca = ChannelAffine{};
+  ca.epsilon = a.epsilon;
+  ca.axis = a.data_layout == "NHWC" ? -1 : 1;
+  return true;
+}
+
 // dropout_grad has no X: X@GRAD takes Out@GRAD's type.
 void infer_dropout_grad(ShapeCtx& c) {
   if (c.has_output("X@GRAD")) c.set_output("X@GRAD", c.input("Out@GRAD"));
@@ -119,11 +132,13 @@ void add_norm_ops(std::vector<OpDef>& t) {
   using namespace kernels;
   // MeanOut/VarianceOut are Paddle's running statistics, normally the same
   // variables as Mean/Variance.
-  t.push_back(def<BatchNormAttrs>(
+  OpDef bn = def<BatchNormAttrs>(
       "batch_norm", {{"X"}, {"Scale"}, {"Bias"}, {"Mean"}, {"Variance"}, {"MomentumTensor", true}},
       {{"Y"}, {"MeanOut", true}, {"VarianceOut", true}, {"SavedMean", true}, {"SavedVariance", true},
        {"ReserveSpace", true}},
-      "batch_norm_grad", infer_batch_norm));
+      "batch_norm_grad", infer_batch_norm);
+  bn.inference_affine = batch_norm_inference_affine;
+  t.push_back(bn);
   t.push_back(def<BatchNormAttrs>("batch_norm_grad",
                                   {{"X"}, {"Scale"}, {"Bias", true}, {"Mean", true}, {"Variance", true},
                                    {"SavedMean"}, {"SavedVariance"}, {"MeanOut", true}, {"VarianceOut", true}, {"ReserveSpace", true}, {"Y@GRAD"}},

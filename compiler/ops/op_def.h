@@ -52,6 +52,31 @@ using InferShapeFn = void (*)(ShapeCtx&);
 /// with is_test): the factor for this op's attributes, or nullopt when the
 /// op is not in that mode.
 using InferenceScaleFn = std::optional<float> (*)(const pb::OpDesc&);
+
+/// Ops whose output channel c depends linearly on slice c of a weight input
+/// (convolutions, GEMMs): what fold-batch-norm needs to scale that weight
+/// per channel. Slot names, not variables.
+struct ChannelLinear {
+  std::string weight;   ///< the weight input slot ("Filter", "Y")
+  int weight_axis = 0;  ///< the weight's output-channel axis
+  std::string out;      ///< the output slot
+  int out_axis = 1;     ///< the output's channel axis; -1 = the last
+  std::string bias;     ///< a per-channel bias input the op adds itself, or ""
+};
+/// Fills `cl` for this op; false when its attributes or bound slots put it
+/// outside that form (a transposed or batched weight, a residual input).
+using ChannelLinearFn = bool (*)(const pb::OpDesc&, ChannelLinear& cl);
+
+/// Ops that at inference are a per-channel affine map (batch_norm with
+/// is_test or use_global_stats): Y = (X - Mean) / sqrt(Variance + epsilon)
+/// * Scale + Bias along channel axis `axis` (-1 = the last). Slot names.
+struct ChannelAffine {
+  std::string x = "X", y = "Y", scale = "Scale", bias = "Bias", mean = "Mean", variance = "Variance";
+  float epsilon = 1e-5f;
+  int axis = 1;
+};
+/// Fills `ca`; false when the op is not in that mode (training statistics).
+using InferenceAffineFn = bool (*)(const pb::OpDesc&, ChannelAffine& ca);
 using EmitFn = void (*)(EmitCtx&);
 /// Builds the gradient op of `fwd` for an op whose gradient is not the
 /// generic `<grad>` op (slots mapped by name). `grad_of(name)` gives the
@@ -136,6 +161,10 @@ struct OpDef {
   /// Set for ops that are a scaling of X into Out at inference (see
   /// InferenceScaleFn); the remove-dropout pass replaces them.
   InferenceScaleFn inference_scale = nullptr;
+  /// Convolutions and GEMMs: see ChannelLinear (fold-batch-norm).
+  ChannelLinearFn channel_linear = nullptr;
+  /// batch_norm at inference: see ChannelAffine (fold-batch-norm).
+  InferenceAffineFn inference_affine = nullptr;
 
   bool has(Trait t) const { return (traits & t) != 0; }
   const SlotDef* input(const std::string& slot) const;

@@ -19,3 +19,6 @@ config.substitutions.append(("%inputs", os.path.join(config.fluidc_source_dir, "
 for var in ["CXX", "FLUIDC_CXXFLAGS", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# Test tools built beside fluidc: synthesized weights and inputs, and the .npy judge of the e2e tests.
+config.substitutions.append(("%synth_params", os.path.join(config.fluidc_binary_dir, "test", "synth_params")))
+config.substitutions.append(("%npy_compare", os.path.join(config.fluidc_binary_dir, "test", "npy_compare")))
