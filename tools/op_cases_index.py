@@ -24,6 +24,11 @@ def raw_op(op_type, inputs, attrs, dtype):
     return out
 
 
+def as_1d(t):
+    """A 0-D result as shape [1]: the fixtures store 0-D arrays as [1] (np.ascontiguousarray)."""
+    return paddle.reshape(t, [1])
+
+
 def ids(p, name, shape, high, value=None):
     return p.input(name, shape, dtype="int64", low=0, high=high, grad=False, value=value)
 
@@ -48,15 +53,24 @@ def main():
     with oc.program(FAMILY) as p:
         x = p.input("x", [5, 3])
         p.case("gather_axis0", [paddle.gather(x, ids(p, "idx", [4], 5), axis=0)])
+    # Paddle 2.6.2's CPU gather_grad along an axis other than 0 writes the
+    # first outer slice's gradient into every outer slice (wrong; fluidc's is
+    # checked by finite differences in test/unit/kernels/index_test.cc), so
+    # its gradient is compared only with one outer slice.
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [1, 6, 3])
+        p.case("gather_axis1_repeats", [paddle.gather(x, ids(p, "idx", [7], 6), axis=1)])
     with oc.program(FAMILY) as p:
         x = p.input("x", [2, 6, 3])
-        p.case("gather_axis1_repeats", [paddle.gather(x, ids(p, "idx", [7], 6), axis=1)])
+        p.case("gather_axis1_outer2", [paddle.gather(x, ids(p, "idx", [7], 6), axis=1)], grads=False,
+               notes="forward only: Paddle 2.6.2's gather_grad is wrong for an outer dim > 1 (see the script)")
     with oc.program(FAMILY) as p:  # the axis given as a tensor (gather's Axis input)
         x = p.input("x", [4, 4])
         axis = paddle.full([1], 1, "int64")
         # Paddle's static shape assumes axis 0 ([5, 4]); the reshape states the real one, [4, 5].
         out = paddle.reshape(paddle.gather(x, ids(p, "idx", [5], 4), axis=axis), [4, 5])
-        p.case("gather_axis_tensor", [out])
+        p.case("gather_axis_tensor", [out], grads=False,
+               notes="forward only: Paddle 2.6.2's gather_grad is wrong for an outer dim > 1 (see the script)")
 
     with oc.program(FAMILY) as p:
         x = p.input("x", [3, 4, 5])
@@ -83,12 +97,12 @@ def main():
         p.case("index_select_dim0", [paddle.index_select(x, ids(p, "idx", [3], 4), axis=0)])
 
     with oc.program(FAMILY) as p:
-        p.case("one_hot", [F.one_hot(ids(p, "idx", [2, 3], 5), 5)])
+        p.case("one_hot", [F.one_hot(ids(p, "idx", [2, 3], 5), 5)], grads=False)
 
     with oc.program(FAMILY) as p:
         x = p.input("x", [3, 4, 5], grad=False)
         p.case("arg_max_min", [paddle.argmax(x, axis=1), paddle.argmin(x, axis=-1, keepdim=True),
-                               paddle.argmax(x), paddle.argmin(x, axis=0, dtype="int32")])
+                               as_1d(paddle.argmax(x)), paddle.argmin(x, axis=0, dtype="int32")])
 
     with oc.program(FAMILY) as p:
         x = p.input("x", [4, 7])
@@ -102,7 +116,7 @@ def main():
     with oc.program(FAMILY) as p:
         x = p.input("x", [6, 5], grad=False)
         label = ids(p, "label", [6, 1], 5)
-        p.case("accuracy_top2", [paddle.static.accuracy(x, label, k=2)], grads=False)
+        p.case("accuracy_top2", [as_1d(paddle.static.accuracy(x, label, k=2))], grads=False)
 
     with oc.program(FAMILY) as p:
         c = p.input("cond", [3, 4], dtype="bool", low=0, high=2, grad=False)
