@@ -82,15 +82,19 @@ void where(const Tensor& condition, const Tensor& x, const Tensor& y, Tensor& ou
     rt::fail(fmt::format("where: Condition must be bool, got {}", rt::dtype_name(condition.dtype())));
   const bool* c = condition.data<bool>();
   const int64_t n = x.numel();
-  // Element i is read from X, Y and Condition before it is written: safe in place.
-  out.resize(x.shape(), x.dtype());
+  // Element i of X and Y is read before it is written (safe in place);
+  // Condition's bools are narrower than Out's elements, so not in its place.
+  OutBuf buf(&out, Slot::kOut0, &out == &condition);
+  Tensor& o = buf.get();
+  o.resize(x.shape(), x.dtype());
   visit_all("where", "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* xd = x.data<T>();
     const T* yd = y.data<T>();
-    T* od = out.data<T>();
+    T* od = o.data<T>();
     for (int64_t i = 0; i < n; ++i) od[i] = c[i] ? xd[i] : yd[i];
   });
+  buf.finish();
 }
 
 void where_grad(const Tensor& condition, const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,

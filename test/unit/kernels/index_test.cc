@@ -206,6 +206,8 @@ TEST_CASE("where picks by condition; range; cumsum variants", "[index]") {
   Tensor x = f32(Shape{4}, {1, 2, 3, 4}), y = f32(Shape{4}, {-1, -2, -3, -4}), out;
   kernels::where(c, x, y, out);
   CHECK(values(out) == dv({1, -2, -3, 4}));
+  kernels::where(c, x, y, c);  // Out over Condition: wider elements must not overwrite unread bools
+  CHECK(values(c) == dv({1, -2, -3, 4}));
 
   kernels::range(i64(Shape{1}, {2}), i64(Shape{1}, {9}), i64(Shape{1}, {3}), out);
   CHECK(out.dtype() == rt::DType::kInt64);
