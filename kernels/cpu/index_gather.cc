@@ -1,0 +1,224 @@
+// kernels/cpu/index_gather.cc - lookup_table_v2, gather, index_select and gather_nd with their grads: row copies by checked index.
+#include <cstring>
+
+#include "kernels/cpu/attr_tensors.h"
+#include "kernels/cpu/index_util.h"
+#include "kernels/index.h"
+#include "kernels/shapes/index.h"
+
+namespace fluidc::kernels {
+namespace {
+
+using namespace detail;
+
+// Out[o, i, :] = X[o, idx[i], :] as byte copies of whole inner rows (any dtype).
+void take_rows(const Tensor& x, const AxisView& v, const int64_t* idx, int64_t n, Tensor& out) {
+  const size_t row = static_cast<size_t>(v.inner) * rt::dtype_size(x.dtype());
+  const char* src = static_cast<const char*>(x.raw());
+  char* dst = static_cast<char*>(out.raw());
+  for (int64_t o = 0; o < v.outer; ++o)
+    for (int64_t i = 0; i < n; ++i, dst += row) std::memcpy(dst, src + (o * v.mid + idx[i]) * row, row);
+}
+
+// G = zeros like X; G[o, idx[i], :] += dOut[o, i, :].
+template <class T>
+void add_rows(const T* dout, const AxisView& v, const int64_t* idx, int64_t n, T* g) {
+  std::fill(g, g + v.outer * v.mid * v.inner, T(0));
+  for (int64_t o = 0; o < v.outer; ++o)
+    for (int64_t i = 0; i < n; ++i) {
+      T* dst = g + (o * v.mid + idx[i]) * v.inner;
+      const T* src = dout + (o * n + i) * v.inner;
+      for (int64_t j = 0; j < v.inner; ++j) dst[j] += src[j];
+    }
+}
+
+void grad_of_take(const char* op, const Tensor& x, int axis, const int64_t* idx, int64_t n, const Tensor& out_grad,
+                  Tensor* x_grad) {
+  const AxisView v = axis_view(x.shape(), axis);
+  if (out_grad.numel() != v.outer * n * v.inner)
+    rt::fail(fmt::format("{}: Out@GRAD {} does not match {} indices into X {}", op, out_grad.shape().str(), n,
+                         x.shape().str()));
+  OutBuf buf(x_grad, Slot::kOut0, x_grad == &out_grad);
+  Tensor& g = buf.get();
+  g.resize(x.shape(), out_grad.dtype());
+  visit_float(op, "Out@GRAD", out_grad.dtype(),
+              [&](auto tag) { add_rows(out_grad.data<decltype(tag)>(), v, idx, n, g.data<decltype(tag)>()); });
+  buf.finish();
+}
+
+int gather_axis(const char* op, const Tensor& x, const Tensor* axis, const GatherAttrs& a) {
+  const int64_t ax = axis ? int_at(op, "Axis", *axis, 0) : a.axis;
+  int out = 0;
+  require_rule(op, shapes::index_axis("axis", ax, x.rank(), out));
+  return out;
+}
+
+// Paddle's -1 means "no padding id"; any other value is the id whose rows are zero.
+int64_t padding_id(const LookupTableV2Attrs& a) { return a.padding_idx == -1 ? INT64_MIN : a.padding_idx; }
+
+}  // namespace
+
+void lookup_table_v2(const Tensor& ids, const Tensor& w, Tensor& out, const LookupTableV2Attrs& a) {
+  require_init("lookup_table_v2", "W", w);
+  Shape s;
+  require_rule("lookup_table_v2", shapes::lookup_table_v2_shape(ids.shape(), w.shape(), s));
+  const int64_t rows = w.dim(0), n = ids.numel();
+  const int64_t pad = padding_id(a);
+  const int64_t* idx = checked_indices("lookup_table_v2", "Ids", ids, rows, pad);
+  OutBuf buf(&out, Slot::kOut0, aliases(&out, {&ids, &w}));
+  Tensor& o = buf.get();
+  o.resize(s, w.dtype());
+  const size_t row = static_cast<size_t>(w.dim(1)) * rt::dtype_size(w.dtype());
+  const char* src = static_cast<const char*>(w.raw());
+  char* dst = static_cast<char*>(o.raw());
+  for (int64_t i = 0; i < n; ++i, dst += row) {
+    // A padding id may lie outside the table (Paddle allows it): it only ever reads as zeros.
+    if (idx[i] == pad) std::memset(dst, 0, row);
+    else std::memcpy(dst, src + idx[i] * row, row);
+  }
+  buf.finish();
+}
+
+void lookup_table_v2_grad(const Tensor& ids, const Tensor& w, const Tensor& out_grad, Tensor* w_grad,
+                          const LookupTableV2Attrs& a) {
+  if (!w_grad) return;
+  require_init("lookup_table_v2_grad", "Out@GRAD", out_grad);
+  if (w.rank() != 2) rt::fail(fmt::format("lookup_table_v2_grad: W must be 2-D, got {}", w.shape().str()));
+  const int64_t rows = w.dim(0), d = w.dim(1), n = ids.numel();
+  if (out_grad.numel() != n * d)
+    rt::fail(fmt::format("lookup_table_v2_grad: Out@GRAD {} does not match Ids {} and W {}", out_grad.shape().str(),
+                         ids.shape().str(), w.shape().str()));
+  const int64_t pad = padding_id(a);
+  const int64_t* idx = checked_indices("lookup_table_v2_grad", "Ids", ids, rows, pad);
+  OutBuf buf(w_grad, Slot::kOut0, w_grad == &out_grad);
+  Tensor& g = buf.get();
+  g.resize(w.shape(), out_grad.dtype());
+  visit_float("lookup_table_v2_grad", "Out@GRAD", out_grad.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* gd = g.data<T>();
+    const T* dy = out_grad.data<T>();
+    std::fill(gd, gd + rows * d, T(0));
+    for (int64_t i = 0; i < n; ++i) {
+      if (idx[i] == pad) continue;  // padding rows get no gradient
+      T* dst = gd + idx[i] * d;
+      const T* src = dy + i * d;
+      for (int64_t j = 0; j < d; ++j) dst[j] += src[j];
+    }
+  });
+  buf.finish();
+}
+
+void gather(const Tensor& x, const Tensor& index, const Tensor* axis, Tensor& out, const GatherAttrs& a) {
+  require_init("gather", "X", x);
+  const int ax = gather_axis("gather", x, axis, a);
+  Shape s;
+  require_rule("gather", shapes::gather_shape(x.shape(), index.shape(), ax, s));
+  const AxisView v = axis_view(x.shape(), ax);
+  const int64_t* idx = checked_indices("gather", "Index", index, v.mid);
+  OutBuf buf(&out, Slot::kOut0, aliases(&out, {&x, &index}));
+  buf.get().resize(s, x.dtype());
+  take_rows(x, v, idx, index.numel(), buf.get());
+  buf.finish();
+}
+
+void gather_grad(const Tensor& x, const Tensor& index, const Tensor* axis, const Tensor& out_grad, Tensor* x_grad,
+                 const GatherAttrs& a) {
+  if (!x_grad) return;
+  require_init("gather_grad", "Out@GRAD", out_grad);
+  const int ax = gather_axis("gather_grad", x, axis, a);
+  const int64_t* idx = checked_indices("gather_grad", "Index", index, x.dim(ax));
+  grad_of_take("gather_grad", x, ax, idx, index.numel(), out_grad, x_grad);
+}
+
+void index_select(const Tensor& x, const Tensor& index, Tensor& out, const IndexSelectAttrs& a) {
+  require_init("index_select", "X", x);
+  Shape s;
+  require_rule("index_select", shapes::gather_shape(x.shape(), index.shape(), a.dim, s, "dim"));
+  if (index.rank() == 0) rt::fail("index_select: Index must be 1-D");
+  const int ax = canonical_axis("index_select", "dim", a.dim, x.rank());
+  const AxisView v = axis_view(x.shape(), ax);
+  const int64_t* idx = checked_indices("index_select", "Index", index, v.mid);
+  OutBuf buf(&out, Slot::kOut0, aliases(&out, {&x, &index}));
+  buf.get().resize(s, x.dtype());
+  take_rows(x, v, idx, index.numel(), buf.get());
+  buf.finish();
+}
+
+void index_select_grad(const Tensor& x, const Tensor& index, const Tensor& out_grad, Tensor* x_grad,
+                       const IndexSelectAttrs& a) {
+  if (!x_grad) return;
+  require_init("index_select_grad", "Out@GRAD", out_grad);
+  const int ax = canonical_axis("index_select_grad", "dim", a.dim, x.rank());
+  const int64_t* idx = checked_indices("index_select_grad", "Index", index, x.dim(ax));
+  grad_of_take("index_select_grad", x, ax, idx, index.numel(), out_grad, x_grad);
+}
+
+namespace {
+
+// The flat row of X (in units of X dims[k:]) that each of Index's tuples
+// addresses, checked per coordinate. Returns the row count; rows in scratch.
+const int64_t* nd_rows(const char* op, const Tensor& x, const Tensor& index, int64_t& count, int64_t& inner) {
+  Shape s;
+  require_rule(op, shapes::gather_nd_shape(x.shape(), index.shape(), s));
+  const int k = static_cast<int>(index.dim(index.rank() - 1));
+  count = k ? index.numel() / k : prod(index.shape(), 0, index.rank() - 1);
+  inner = prod(x.shape(), k, x.rank());
+  // Each coordinate is checked against its own dim: reading the whole
+  // index with the largest bound first, then per dim.
+  int64_t bound = 1;
+  for (int i = 0; i < k; ++i) bound = std::max(bound, x.dim(i));
+  const int64_t* c = checked_indices(op, "Index", index, bound);
+  Tensor& rows = scratch(Slot::kTmp0);
+  rows.resize(Shape{count}, DType::kInt64);
+  int64_t* r = rows.data<int64_t>();
+  for (int64_t t = 0; t < count; ++t) {
+    int64_t flat = 0;
+    for (int i = 0; i < k; ++i) {
+      const int64_t id = c[t * k + i];
+      if (id >= x.dim(i))
+        rt::fail(fmt::format("{}: Index value {} (tuple {}, coordinate {}) is out of range [0, {})", op, id, t, i,
+                             x.dim(i)));
+      flat = flat * x.dim(i) + id;
+    }
+    r[t] = flat;
+  }
+  return r;
+}
+
+}  // namespace
+
+void gather_nd(const Tensor& x, const Tensor& index, Tensor& out) {
+  require_init("gather_nd", "X", x);
+  Shape s;
+  require_rule("gather_nd", shapes::gather_nd_shape(x.shape(), index.shape(), s));
+  int64_t count = 0, inner = 0;
+  const int64_t* rows = nd_rows("gather_nd", x, index, count, inner);
+  OutBuf buf(&out, Slot::kOut0, aliases(&out, {&x, &index}));
+  buf.get().resize(s, x.dtype());
+  AxisView v;
+  v.mid = x.numel() / std::max<int64_t>(inner, 1);
+  v.inner = inner;
+  take_rows(x, v, rows, count, buf.get());
+  buf.finish();
+}
+
+void gather_nd_grad(const Tensor& x, const Tensor& index, const Tensor& out_grad, Tensor* x_grad) {
+  if (!x_grad) return;
+  require_init("gather_nd_grad", "Out@GRAD", out_grad);
+  int64_t count = 0, inner = 0;
+  const int64_t* rows = nd_rows("gather_nd_grad", x, index, count, inner);
+  if (out_grad.numel() != count * inner)
+    rt::fail(fmt::format("gather_nd_grad: Out@GRAD {} does not match Index {} into X {}", out_grad.shape().str(),
+                         index.shape().str(), x.shape().str()));
+  OutBuf buf(x_grad, Slot::kOut0, x_grad == &out_grad);
+  Tensor& g = buf.get();
+  g.resize(x.shape(), out_grad.dtype());
+  AxisView v;
+  v.mid = x.numel() / std::max<int64_t>(inner, 1);
+  v.inner = inner;
+  visit_float("gather_nd_grad", "Out@GRAD", out_grad.dtype(),
+              [&](auto tag) { add_rows(out_grad.data<decltype(tag)>(), v, rows, count, g.data<decltype(tag)>()); });
+  buf.finish();
+}
+
+}  // namespace fluidc::kernels

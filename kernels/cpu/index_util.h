@@ -1,0 +1,52 @@
+// kernels/cpu/index_util.h - reading index tensors for the index family: dtype dispatch and bounds checks.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cpu/kernel_util.h"
+
+namespace fluidc::kernels::detail {
+
+/// The values of an int32/int64 index tensor, each checked to lie in
+/// [0, bound), copied to a per-thread scratch buffer (grow-only, so a step
+/// loop allocates nothing). An index is program data: an out-of-range one
+/// fails naming the op, the role and the value instead of reading out of
+/// bounds. `skip` (e.g. a padding id) is accepted whatever the bound.
+inline const int64_t* checked_indices(const char* op, const char* role, const Tensor& index, int64_t bound,
+                                      int64_t skip = INT64_MIN) {
+  require_init(op, role, index);
+  Tensor& buf = scratch(Slot::kTmp1);
+  const int64_t n = index.numel();
+  buf.resize(Shape{n}, DType::kInt64);
+  int64_t* v = buf.data<int64_t>();
+  auto check = [&](auto tag) {
+    using I = decltype(tag);
+    const I* p = index.data<I>();
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t id = static_cast<int64_t>(p[i]);
+      if ((id < 0 || id >= bound) && id != skip)
+        rt::fail(fmt::format("{}: {} value {} (entry {}) is out of range [0, {})", op, role, id, i, bound));
+      v[i] = id;
+    }
+  };
+  switch (index.dtype()) {
+    case DType::kInt32: check(int32_t{}); break;
+    case DType::kInt64: check(int64_t{}); break;
+    default: rt::fail(fmt::format("{}: {} must be int32 or int64, got {}", op, role, rt::dtype_name(index.dtype())));
+  }
+  return v;
+}
+
+/// X viewed as [outer, mid, inner] around `axis`.
+struct AxisView {
+  int64_t outer = 1, mid = 1, inner = 1;
+};
+inline AxisView axis_view(const Shape& s, int axis) {
+  AxisView v;
+  v.outer = prod(s, 0, axis);
+  v.mid = s.rank ? s.d[axis] : 1;
+  v.inner = prod(s, axis + 1, s.rank);
+  return v;
+}
+
+}  // namespace fluidc::kernels::detail
