@@ -21,14 +21,19 @@ bool is_depthwise(const ConvGeometry& g) { return g.groups == g.C && g.groups > 
 
 // The kernels are built for baseline x86-64; the fp32 depthwise loops (the
 // part of MobileNet-style models that is not a GEMM) get AVX2/AVX-512 clones.
-// Stride-1 2-D windows go through a zero-padded copy of the plane, in
-// per-thread buffers (the planes are spread over the threads).
+// 2-D windows at stride 1 or 2 go through zero-padded phase planes of the
+// plane (then other stride-1 ones through a padded copy), in per-thread
+// buffers (the planes are spread over the threads).
 __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void depthwise_plane_f32(const Lowering& l,
                                                                                              const float* x,
                                                                                              const float* w,
                                                                                              float* y) {
   int64_t nxp, nyp;
-  if (padded_plane_sizes(l, nxp, nyp))
+  PhasePlanes q;
+  if (phased_fits(l) && phase_planes(l, q))
+    depthwise_plane_phased(l, q, x, w, y, conv_buffer<float>(ConvBuf::kPlaneIn, q.sv * q.sh * q.plane),
+                           conv_buffer<float>(ConvBuf::kPlaneOut, q.n + 16));
+  else if (padded_plane_sizes(l, nxp, nyp))
     depthwise_plane_padded(l, x, w, y, conv_buffer<float>(ConvBuf::kPlaneIn, nxp),
                            conv_buffer<float>(ConvBuf::kPlaneOut, nyp));
   else
