@@ -82,6 +82,29 @@ void forward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const
   }
 }
 
+/// forward() for fp32 without a stored column matrix: the GEMM makes each
+/// K-slice of it row by row into its packing (im2col_row), so the matrix
+/// (K x Pout, megabytes for an early layer) never goes out to memory and
+/// back. One product per image and group.
+void forward_fused(const ConvGeometry& g, const Lowering& l, const float* x, const float* w, float* y) {
+  const int64_t Pin = l.img_size(), Pout = l.col_size();
+  const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * l.taps();
+  struct Source {
+    const Lowering* l;
+    const float* img;
+  };
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const Source src{&l, x + (n * g.C + gi * Cg) * Pin};
+      const BRows rows{[](const void* ctx, int64_t k, int64_t j0, int64_t cnt, float* dst) {
+                         const Source* s = static_cast<const Source*>(ctx);
+                         im2col_row(*s->l, s->img, k, j0, cnt, dst);
+                       },
+                       &src};
+      packed_sgemm_rows(Mg, Pout, K, w + gi * Mg * K, K, rows, y + (n * g.M + gi * Mg) * Pout, Pout);
+    }
+}
+
 /// y[N, M, Pout] from x[N, C, Pin] and w[M, C/groups, taps], channels first.
 template <class T>
 void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
@@ -101,6 +124,12 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
     return;
   }
   const bool pointwise = l.pointwise();
+  if constexpr (std::is_same_v<T, float>) {
+    if (!pointwise && Mg * Pout * K > 4096) {
+      forward_fused(g, l, x, w, y);
+      return;
+    }
+  }
   T* col = pointwise ? nullptr : conv_buffer<T>(ConvBuf::kCol, K * Pout);
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {

@@ -142,6 +142,26 @@ __attribute__((always_inline)) inline void pack_b(bool tb, const float* B, int64
   }
 }
 
+/// pack_b for B made by rows: each row of the block is made once into
+/// `row` (nc floats, stays in L1) and copied into the panels.
+__attribute__((always_inline)) inline void pack_b_rows(const BRows& B, int64_t k0, int64_t kc, int64_t j0,
+                                                       int64_t nc, float* out, float* row) {
+  for (int64_t k = 0; k < kc; ++k) {
+    B.fn(B.ctx, k0 + k, j0, nc, row);
+    for (int64_t jp = 0; jp < nc; jp += kNR) {
+      const int64_t w = std::min<int64_t>(kNR, nc - jp), pw = panel_width(nc - jp);
+      float* o = out + jp * kc + k * pw;  // the panels before are all kNR wide
+      const float* b = row + jp;
+      if (w == kNR) {
+        for (int h = 0; h < kNV; ++h) reinterpret_cast<v16*>(o)[h] = *reinterpret_cast<const v16u*>(b + 16 * h);
+        continue;
+      }
+      for (int64_t j = 0; j < w; ++j) o[j] = b[j];
+      for (int64_t j = w; j < pw; ++j) o[j] = 0.0f;
+    }
+  }
+}
+
 /// C[mr, nr] = alpha * (A panel @ packed B panel) + beta * C, for a tile of
 /// at most kMR x 16*NV (mr/nr below that at the matrix's edges). The B panel
 /// is 16*NV wide. A is either a packed panel (kMR values per k) or, when
@@ -249,19 +269,22 @@ struct PackBuffer {
 /// a thread-owned buffer would then grow again in the middle of training.
 /// Slices of one product run at the same time but never share a slot.
 struct PackBuffers {
-  PackBuffer a, b;
+  PackBuffer a, b, row;
 };
 PackBuffers& pack_buffers(int64_t slot) {
   static PackBuffers slots[kMaxSlices];
   return slots[slot];
 }
 
+/// The blocked product over C[M, N]; B is op(B) from B/ldb/tb, or made by
+/// rows when `rows` is set (then tb is false).
 __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void sgemm_blocked(
     int64_t slot, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-    const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+    const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const BRows* rows = nullptr) {
   PackBuffers& bufs = pack_buffers(slot);
   float* ap = bufs.a.get(kMC * kKC);
   float* bp = bufs.b.get(kKC * ((std::min(N, kNC) + kNR - 1) / kNR) * kNR);
+  float* row = rows ? bufs.row.get(kNC) : nullptr;
   // Few columns (late conv layers: 7x7 or 14x14 outputs): each element of
   // A feeds at most two column panels, so the kernel reads A in place.
   const bool rows_a = !ta && N <= 2 * kNR;
@@ -269,7 +292,8 @@ __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void sgemm_
     const int64_t nc = std::min(kNC, N - jc);
     for (int64_t pc = 0; pc < K; pc += kKC) {
       const int64_t kc = std::min(kKC, K - pc);
-      pack_b(tb, B, ldb, pc, kc, jc, nc, bp);
+      if (rows) pack_b_rows(*rows, pc, kc, jc, nc, bp, row);
+      else pack_b(tb, B, ldb, pc, kc, jc, nc, bp);
       const float slice_beta = pc == 0 ? beta : 1.0f;  // later slices add to the first's result
       for (int64_t ic = 0; ic < M; ic += kMC) {
         const int64_t mc = std::min(kMC, M - ic);
@@ -305,6 +329,35 @@ void row_times_matrix(int64_t N, int64_t K, float alpha, const float* a, const f
     return;
   }
   row_block(N, K, alpha, a, B, N, beta, C);
+}
+
+void packed_sgemm_rows(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const BRows& B, float* C,
+                       int64_t ldc) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
+    return;
+  }
+  // As packed_sgemm, but only cut by columns (B's rows are made per slice).
+  const int64_t parts = threads_for(2.0 * M * N * K);
+  if (parts > 1 && N >= 2 * kNR * parts) {
+    rt::parallel_slices(N, parts, kNR, [&](int64_t t, int64_t j0, int64_t j1) {
+      const BRows* b = &B;
+      // The slice's columns are j0.. of the whole: shift the row maker's origin.
+      struct Shifted {
+        const BRows* base;
+        int64_t j0;
+      } sh{b, j0};
+      const BRows shifted{[](const void* ctx, int64_t k, int64_t j, int64_t n, float* dst) {
+                            const Shifted* s = static_cast<const Shifted*>(ctx);
+                            s->base->fn(s->base->ctx, k, s->j0 + j, n, dst);
+                          },
+                          &sh};
+      sgemm_blocked(t, false, false, M, j1 - j0, K, 1.0f, A, lda, nullptr, 0, 0.0f, C + j0, ldc, &shifted);
+    });
+    return;
+  }
+  sgemm_blocked(0, false, false, M, N, K, 1.0f, A, lda, nullptr, 0, 0.0f, C, ldc, &B);
 }
 
 void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,

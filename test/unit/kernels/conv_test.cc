@@ -131,6 +131,12 @@ const std::vector<std::pair<std::string, ConvCase>>& conv_cases() {
       {"conv2d", {"SAME stride 2", Shape{1, 2, 7, 6}, Shape{3, 2, 3, 4},
                   conv_attrs({2, 2}, {5, 5}, {2, 2}, 1, "NCHW", "SAME")}},
       {"conv2d", {"VALID", Shape{1, 2, 6, 6}, Shape{2, 2, 3, 3}, conv_attrs({1, 1}, {3, 3}, {1, 1}, 1, "AnyLayout", "VALID")}},
+      // Big enough for the fp32 GEMM that makes its column matrix row by
+      // row (im2col_row): rows across output-row and padding edges.
+      {"conv2d", {"im2col by rows: strided, dilated, asymmetric, groups 2", Shape{2, 6, 23, 37}, Shape{8, 3, 3, 3},
+                  conv_attrs({2, 1}, {1, 2, 0, 1}, {1, 2}, 2)}},
+      {"conv2d", {"im2col by rows: 1x1 stride 2", Shape{1, 16, 30, 34}, Shape{24, 16, 1, 1},
+                  conv_attrs({2, 2}, {0, 0}, {1, 1}, 1)}},
       {"conv2d", {"groups == channels through conv2d", Shape{1, 3, 5, 4}, Shape{3, 1, 3, 1},
                   conv_attrs({1, 1}, {1, 0}, {1, 1}, 3)}},
       {"depthwise_conv2d", {"3x3 stride 1", Shape{2, 4, 6, 6}, Shape{4, 1, 3, 3}, conv_attrs({1, 1}, {1, 1}, {1, 1}, 4)}},
