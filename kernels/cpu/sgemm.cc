@@ -288,10 +288,13 @@ __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void sgemm_
   // Few columns (late conv layers: 7x7 or 14x14 outputs): each element of
   // A feeds at most two column panels, so the kernel reads A in place.
   const bool rows_a = !ta && N <= 2 * kNR;
+  // K in equal slices of at most kKC (a conv's K = 576 as 3 x 192, not
+  // 256 + 256 + 64: a shallow last slice spends as much on C as on FMAs).
+  const int64_t kslice = (K + (K + kKC - 1) / kKC - 1) / ((K + kKC - 1) / kKC);
   for (int64_t jc = 0; jc < N; jc += kNC) {
     const int64_t nc = std::min(kNC, N - jc);
-    for (int64_t pc = 0; pc < K; pc += kKC) {
-      const int64_t kc = std::min(kKC, K - pc);
+    for (int64_t pc = 0; pc < K; pc += kslice) {
+      const int64_t kc = std::min(kslice, K - pc);
       if (rows) pack_b_rows(*rows, pc, kc, jc, nc, bp, row);
       else pack_b(tb, B, ldb, pc, kc, jc, nc, bp);
       const float slice_beta = pc == 0 ? beta : 1.0f;  // later slices add to the first's result
