@@ -159,15 +159,25 @@ __attribute__((always_inline)) inline void phased_taps(int64_t taps, const float
                                                        int64_t n, float* yq) {
   typedef float v16 __attribute__((vector_size(64)));
   typedef float v16u __attribute__((vector_size(64), aligned(4)));
-  const int64_t nt = NT > 0 ? NT : taps;
-  for (int64_t f = 0; f < n; f += 16) {
-    // Three partial sums: the taps' FMAs are not one long dependency chain.
-    v16 acc[3] = {};
+  if constexpr (NT > 0) {
+    // Weights and tap pointers in registers: read through w/base the
+    // compiler would reload them every 16 outputs (yq might alias them).
+    v16 wv[NT];
+    const float* bp[NT];
+    for (int t = 0; t < NT; ++t) wv[t] = v16{} + w[t], bp[t] = base[t];
+    for (int64_t f = 0; f < n; f += 16) {
+      // Three partial sums: the taps' FMAs are not one long dependency chain.
+      v16 acc[3] = {};
 #pragma clang loop unroll(full)
-    for (int64_t t = 0; t < (NT > 0 ? NT : 0); ++t) acc[t % 3] += w[t] * *reinterpret_cast<const v16u*>(base[t] + f);
-    if constexpr (NT == 0)
-      for (int64_t t = 0; t < nt; ++t) acc[0] += w[t] * *reinterpret_cast<const v16u*>(base[t] + f);
-    *reinterpret_cast<v16u*>(yq + f) = acc[0] + acc[1] + acc[2];
+      for (int t = 0; t < NT; ++t) acc[t % 3] += wv[t] * *reinterpret_cast<const v16u*>(bp[t] + f);
+      *reinterpret_cast<v16u*>(yq + f) = acc[0] + acc[1] + acc[2];
+    }
+  } else {
+    for (int64_t f = 0; f < n; f += 16) {
+      v16 acc = {};
+      for (int64_t t = 0; t < taps; ++t) acc += w[t] * *reinterpret_cast<const v16u*>(base[t] + f);
+      *reinterpret_cast<v16u*>(yq + f) = acc;
+    }
   }
 }
 
