@@ -3,7 +3,8 @@
 //
 // Layers: ResNet-18's 3x3 64->64 at 56x56 (im2col + GEMM), a 1x1 128->256
 // at 28x28 (plain GEMM), MobileNetV2's 3x3 depthwise 144 channels at 56x56
-// (direct loop); batch 1, fp32, the threads rt::num_threads() gives.
+// (direct loop), ResNet-18's late 14x14 and 7x7 3x3 layers (narrow GEMMs)
+// a stride-2 depthwise layer and MobileNetV2's shallow (K = 24) 1x1; batch 1, fp32, the threads rt::num_threads() gives.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -35,7 +36,11 @@ int main(int argc, char** argv) {
   const Layer layers[] = {{"resnet_3x3_64x56x56", 64, 64, 56, 3, 1, 1},
                           {"pointwise_1x1_128to256x28x28", 128, 256, 28, 1, 1, 1},
                           {"depthwise_3x3_144x56x56", 144, 144, 56, 3, 1, 144},
-                          {"resnet_3x3_s2_128to256x28x28", 128, 256, 28, 3, 2, 1}};
+                          {"resnet_3x3_s2_128to256x28x28", 128, 256, 28, 3, 2, 1},
+                          {"resnet_3x3_256x14x14", 256, 256, 14, 3, 1, 1},
+                          {"resnet_3x3_512x7x7", 512, 512, 7, 3, 1, 1},
+                          {"depthwise_3x3_s2_96x112x112", 96, 96, 112, 3, 2, 96},
+                          {"pointwise_1x1_24to144x56x56", 24, 144, 56, 1, 1, 1}};
   std::mt19937 rng(1);
   for (const Layer& l : layers) {
     rt::Tensor x, w, y;

@@ -21,14 +21,19 @@ bool is_depthwise(const ConvGeometry& g) { return g.groups == g.C && g.groups > 
 
 // The kernels are built for baseline x86-64; the fp32 depthwise loops (the
 // part of MobileNet-style models that is not a GEMM) get AVX2/AVX-512 clones.
-// Stride-1 2-D windows go through a zero-padded copy of the plane, in
-// per-thread buffers (the planes are spread over the threads).
+// 2-D windows at stride 1 or 2 go through zero-padded phase planes of the
+// plane (then other stride-1 ones through a padded copy), in per-thread
+// buffers (the planes are spread over the threads).
 __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void depthwise_plane_f32(const Lowering& l,
                                                                                              const float* x,
                                                                                              const float* w,
                                                                                              float* y) {
   int64_t nxp, nyp;
-  if (padded_plane_sizes(l, nxp, nyp))
+  PhasePlanes q;
+  if (phased_fits(l) && phase_planes(l, q))
+    depthwise_plane_phased(l, q, x, w, y, conv_buffer<float>(ConvBuf::kPlaneIn, q.sv * q.sh * q.plane),
+                           conv_buffer<float>(ConvBuf::kPlaneOut, q.n + 16));
+  else if (padded_plane_sizes(l, nxp, nyp))
     depthwise_plane_padded(l, x, w, y, conv_buffer<float>(ConvBuf::kPlaneIn, nxp),
                            conv_buffer<float>(ConvBuf::kPlaneOut, nyp));
   else
@@ -77,6 +82,29 @@ void forward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const
   }
 }
 
+/// forward() for fp32 without a stored column matrix: the GEMM makes each
+/// K-slice of it row by row into its packing (im2col_row), so the matrix
+/// (K x Pout, megabytes for an early layer) never goes out to memory and
+/// back. One product per image and group.
+void forward_fused(const ConvGeometry& g, const Lowering& l, const float* x, const float* w, float* y) {
+  const int64_t Pin = l.img_size(), Pout = l.col_size();
+  const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * l.taps();
+  struct Source {
+    const Lowering* l;
+    const float* img;
+  };
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const Source src{&l, x + (n * g.C + gi * Cg) * Pin};
+      const BRows rows{[](const void* ctx, int64_t k, int64_t j0, int64_t cnt, float* dst) {
+                         const Source* s = static_cast<const Source*>(ctx);
+                         im2col_row(*s->l, s->img, k, j0, cnt, dst);
+                       },
+                       &src};
+      packed_sgemm_rows(Mg, Pout, K, w + gi * Mg * K, K, rows, y + (n * g.M + gi * Mg) * Pout, Pout);
+    }
+}
+
 /// y[N, M, Pout] from x[N, C, Pin] and w[M, C/groups, taps], channels first.
 template <class T>
 void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
@@ -96,6 +124,12 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
     return;
   }
   const bool pointwise = l.pointwise();
+  if constexpr (std::is_same_v<T, float>) {
+    if (!pointwise && Mg * Pout * K > 4096) {
+      forward_fused(g, l, x, w, y);
+      return;
+    }
+  }
   T* col = pointwise ? nullptr : conv_buffer<T>(ConvBuf::kCol, K * Pout);
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {

@@ -80,6 +80,131 @@ inline bool padded_plane_sizes(const Lowering& l, int64_t& xp, int64_t& yp) {
   return true;
 }
 
+/// The phase planes of depthwise_plane_phased: a 2-D window at stride 1 or
+/// 2 per axis is split into sv x sh planes, plane (pr, pc) holding the padded
+/// input's rows pr, pr + sv, ... and columns pc, pc + sh, ... (Hq x Wq each,
+/// plus slack for the last vector's overreach). In them every tap of a
+/// strided window reads a contiguous, unit-stride run: output f = r*Wq + o
+/// reads plane (a*dv % sv, b*dh % sh) at f + (a*dv / sv)*Wq + b*dh / sh.
+struct PhasePlanes {
+  int64_t sv, sh, Hq, Wq, plane, n;  // plane: floats per plane; n: flat outputs (row pitch Wq)
+};
+
+/// Whether depthwise_plane_phased applies to l, and its geometry.
+inline bool phase_planes(const Lowering& l, PhasePlanes& q) {
+  if (l.img[0] != 1 || l.k[0] != 1 || l.s[1] > 2 || l.s[2] > 2 || l.col_size() == 0) return false;
+  q.sv = l.s[1];
+  q.sh = l.s[2];
+  const int64_t ro = l.d[1] * (l.k[1] - 1) / q.sv, co = l.d[2] * (l.k[2] - 1) / q.sh;
+  // Large enough for both what the window reaches and all of the padded
+  // input, so the copy never has to clip.
+  q.Hq = std::max(l.col[1] + ro, (l.p[1] + l.img[1] + q.sv - 1) / q.sv);
+  q.Wq = std::max(l.col[2] + co, (l.p[2] + l.img[2] + q.sh - 1) / q.sh);
+  q.n = (l.col[1] - 1) * q.Wq + l.col[2];
+  q.plane = (q.Hq + 1) * q.Wq + 16;  // the flat loop runs up to 15 outputs past n
+  return true;
+}
+
+/// out[t] = src[t * step] for t < count (step 1 or 2), 16 at a time where
+/// the reads stay inside src[0, avail).
+__attribute__((always_inline)) inline void strided_copy(const float* src, int64_t step, int64_t count, int64_t avail, float* out) {
+  typedef float v16 __attribute__((vector_size(64)));
+  typedef float v16u __attribute__((vector_size(64), aligned(4)));
+  int64_t t = 0;
+  if (step == 1) {
+    for (; t + 16 <= count; t += 16)
+      *reinterpret_cast<v16u*>(out + t) = *reinterpret_cast<const v16u*>(src + t);
+  } else {
+    for (; t + 16 <= count && 2 * t + 32 <= avail; t += 16) {
+      const v16 lo = *reinterpret_cast<const v16u*>(src + 2 * t), hi = *reinterpret_cast<const v16u*>(src + 2 * t + 16);
+      *reinterpret_cast<v16u*>(out + t) =
+          __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    }
+  }
+  for (; t < count; ++t) out[t] = src[t * step];
+}
+
+/// Fills the phase planes xq (q.sv * q.sh planes of q.plane floats) from
+/// the plane x: input pixels at their padded places, zeros elsewhere.
+__attribute__((always_inline)) inline void fill_phase_planes(const Lowering& l, const PhasePlanes& q, const float* x, float* xq) {
+  const int64_t H = l.img[1], W = l.img[2];
+  for (int64_t pr = 0; pr < q.sv; ++pr)
+    for (int64_t pc = 0; pc < q.sh; ++pc) {
+      float* plane = xq + (pr * q.sh + pc) * q.plane;
+      // Plane columns jq hold input column jq*sh + pc - p: those in [0, W).
+      const int64_t first = l.p[2] - pc;
+      const int64_t jlo = first <= 0 ? 0 : (first + q.sh - 1) / q.sh;
+      const int64_t jhi = std::clamp<int64_t>((W - 1 + first) / q.sh + 1, jlo, q.Wq);
+      for (int64_t iq = 0; iq < q.Hq; ++iq) {
+        float* row = plane + iq * q.Wq;
+        const int64_t ri = iq * q.sv + pr - l.p[1];
+        if (ri < 0 || ri >= H || jlo >= jhi) {
+          std::fill(row, row + q.Wq, 0.0f);
+          continue;
+        }
+        const int64_t c0 = jlo * q.sh - first;  // the input column plane column jlo holds
+        std::fill(row, row + jlo, 0.0f);
+        strided_copy(x + ri * W + c0, q.sh, jhi - jlo, W - c0, row + jlo);
+        std::fill(row + jhi, row + q.Wq, 0.0f);
+      }
+      std::fill(plane + q.Hq * q.Wq, plane + q.plane, 0.0f);
+    }
+}
+
+/// Outputs yq[0, n) (row pitch Wq) as sums over the taps of w[t] * base[t][f];
+/// NT > 0 fixes the tap count at compile time (the 3x3 case) so the weights
+/// stay in registers.
+template <int NT>
+__attribute__((always_inline)) inline void phased_taps(int64_t taps, const float* const* base, const float* w,
+                                                       int64_t n, float* yq) {
+  typedef float v16 __attribute__((vector_size(64)));
+  typedef float v16u __attribute__((vector_size(64), aligned(4)));
+  if constexpr (NT > 0) {
+    // Weights and tap pointers in registers: read through w/base the
+    // compiler would reload them every 16 outputs (yq might alias them).
+    v16 wv[NT];
+    const float* bp[NT];
+    for (int t = 0; t < NT; ++t) wv[t] = v16{} + w[t], bp[t] = base[t];
+    for (int64_t f = 0; f < n; f += 16) {
+      // Three partial sums: the taps' FMAs are not one long dependency chain.
+      v16 acc[3] = {};
+#pragma clang loop unroll(full)
+      for (int t = 0; t < NT; ++t) acc[t % 3] += wv[t] * *reinterpret_cast<const v16u*>(bp[t] + f);
+      *reinterpret_cast<v16u*>(yq + f) = acc[0] + acc[1] + acc[2];
+    }
+  } else {
+    for (int64_t f = 0; f < n; f += 16) {
+      v16 acc = {};
+      for (int64_t t = 0; t < taps; ++t) acc += w[t] * *reinterpret_cast<const v16u*>(base[t] + f);
+      *reinterpret_cast<v16u*>(yq + f) = acc;
+    }
+  }
+}
+
+/// depthwise_plane for a 2-D window at stride 1 or 2 (MobileNet's 3x3 and
+/// its stride-2 layers), vectorised across output positions: the input goes
+/// into phase planes (PhasePlanes), where each tap is a unit-stride run, and
+/// each 16 outputs are summed over all taps in registers before one store.
+/// xq and yq hold q.sv*q.sh*q.plane and q.n + 16 floats.
+__attribute__((always_inline)) inline void depthwise_plane_phased(const Lowering& l, const PhasePlanes& q, const float* x, const float* w, float* y,
+                                   float* xq, float* yq) {
+  fill_phase_planes(l, q, x, xq);
+  constexpr int kMaxTaps = 64;
+  const float* base[kMaxTaps];
+  const int64_t taps = l.taps();
+  for (int64_t a = 0; a < l.k[1]; ++a)
+    for (int64_t b = 0; b < l.k[2]; ++b) {
+      const int64_t dr = a * l.d[1], dc = b * l.d[2];
+      base[a * l.k[2] + b] = xq + ((dr % q.sv) * q.sh + dc % q.sh) * q.plane + (dr / q.sv) * q.Wq + dc / q.sh;
+    }
+  if (taps == 9) phased_taps<9>(taps, base, w, q.n, yq);
+  else phased_taps<0>(taps, base, w, q.n, yq);
+  for (int64_t r = 0; r < l.col[1]; ++r) std::copy(yq + r * q.Wq, yq + r * q.Wq + l.col[2], y + r * l.col[2]);
+}
+
+/// Largest window depthwise_plane_phased takes (its tap table is on the stack).
+inline bool phased_fits(const Lowering& l) { return l.taps() <= 64; }
+
 /// y[col_size] = the plane x[img_size] filtered by w[taps].
 template <class T>
 void depthwise_plane(const Lowering& l, const T* x, const T* w, T* y) {

@@ -85,6 +85,37 @@ void im2col(const Lowering& l, int64_t channels, const T* img, T* col, int64_t l
         }
 }
 
+/// col[k, j0:j0+n] of im2col's column matrix (any channel count) into
+/// dst[0:n]: one row of it, made on demand for the GEMM's packing.
+template <class T>
+void im2col_row(const Lowering& l, const T* img, int64_t k, int64_t j0, int64_t n, T* dst) {
+  const int64_t O1 = l.col[1], O2 = l.col[2], t = k % l.taps(), c = k / l.taps();
+  const int64_t k0 = t / (l.k[1] * l.k[2]), k1 = t / l.k[2] % l.k[1], k2 = t % l.k[2];
+  const int64_t off2 = k2 * l.d[2] - l.p[2];
+  int64_t lo2, hi2;
+  valid_range(off2, l.s[2], l.img[2], O2, lo2, hi2);
+  int64_t o0 = j0 / (O1 * O2), o1 = j0 / O2 % O1, o2 = j0 % O2;
+  while (n > 0) {  // one output row (or the part of it in range) at a time
+    const int64_t seg = std::min(n, O2 - o2), end = o2 + seg;
+    const int64_t i0 = o0 * l.s[0] - l.p[0] + k0 * l.d[0], i1 = o1 * l.s[1] - l.p[1] + k1 * l.d[1];
+    if (i0 < 0 || i0 >= l.img[0] || i1 < 0 || i1 >= l.img[1]) {
+      std::fill(dst, dst + seg, T(0));
+    } else {
+      const T* row = img + ((c * l.img[0] + i0) * l.img[1] + i1) * l.img[2] + off2;
+      const int64_t a = std::clamp(lo2, o2, end), b = std::clamp(hi2, a, end);
+      std::fill(dst, dst + (a - o2), T(0));
+      if (l.s[2] == 1) std::copy(row + a, row + b, dst + (a - o2));
+      else
+        for (int64_t o = a; o < b; ++o) dst[o - o2] = row[o * l.s[2]];
+      std::fill(dst + (b - o2), dst + seg, T(0));
+    }
+    dst += seg;
+    n -= seg;
+    o2 = 0;
+    if (++o1 == O1) o1 = 0, ++o0;
+  }
+}
+
 /// img[channels, img_size] += the adjoint of im2col applied to col.
 template <class T>
 void col2im_add(const Lowering& l, int64_t channels, const T* col, T* img) {

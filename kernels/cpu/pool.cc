@@ -2,6 +2,7 @@
 #include "kernels/pool.h"
 
 #include <limits>
+#include <vector>
 
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/shapes/pool.h"
@@ -83,6 +84,34 @@ Tables window_tables(const PoolGeom& g) {
   return t;
 }
 
+// One (n, c) plane of max pooling, channel-first, in two passes per output
+// row: the maximum over the window's rows, column by column (whole input
+// rows: vectorised), then over each window's columns of that. A 3x3 window
+// costs 3 + 3/16 steps per output instead of 9 scalar ones. `a > b ? a : b`
+// throughout, as the one-pass loop: NaNs are skipped the same way.
+template <class T>
+void max_pool_plane(const PoolGeom& g, const Tables& t, const T* xp, T* yp) {
+  const int64_t IH = g.in[1], IW = g.in[2], OD = g.out[0], OH = g.out[1], OW = g.out[2];
+  thread_local std::vector<T> colmax;
+  colmax.resize(IW);
+  T* cm = colmax.data();
+  for (int64_t od = 0; od < OD; ++od)
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      std::fill(cm, cm + IW, std::numeric_limits<T>::lowest());
+      for (int64_t d = t.b[0][od]; d < t.e[0][od]; ++d)
+        for (int64_t h = t.b[1][oh]; h < t.e[1][oh]; ++h) {
+          const T* row = xp + (d * IH + h) * IW;
+          for (int64_t i = 0; i < IW; ++i) cm[i] = row[i] > cm[i] ? row[i] : cm[i];
+        }
+      T* yrow = yp + (od * OH + oh) * OW;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        T acc = std::numeric_limits<T>::lowest();
+        for (int64_t i = t.b[2][ow]; i < t.e[2][ow]; ++i) acc = cm[i] > acc ? cm[i] : acc;
+        yrow[ow] = acc;
+      }
+    }
+}
+
 // One (n, c) plane, channel-first: the window's innermost run is contiguous.
 template <class T, bool kMax>
 void pool_plane(const PoolGeom& g, const Tables& t, const T* xp, T* yp) {
@@ -126,7 +155,7 @@ void pool_forward(const PoolGeom& g, const T* x, T* y) {
     const Tables t = window_tables(g);
     parallel_items(g.n * g.c, in_plane, [&](int64_t b0, int64_t e0) {
       for (int64_t p = b0; p < e0; ++p) {
-        if (g.max) pool_plane<T, true>(g, t, x + p * in_plane, y + p * out_plane);
+        if (g.max) max_pool_plane<T>(g, t, x + p * in_plane, y + p * out_plane);
         else pool_plane<T, false>(g, t, x + p * in_plane, y + p * out_plane);
       }
     });

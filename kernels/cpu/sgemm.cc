@@ -97,12 +97,18 @@ __attribute__((always_inline)) inline void pack_a(bool ta, const float* A, int64
   }
 }
 
-/// op(B)[k0:k0+kc, j0:j0+nc] -> panels of kNR columns, each stored k-major
-/// (kNR values per k); columns past nc are zero.
+/// Width of the packed B panel that starts `left` columns before the edge:
+/// kNR, or at the edge the columns left rounded up to whole vectors, so a
+/// narrow edge (a 7x7 conv output is 49 columns) is not padded to kNR.
+inline int64_t panel_width(int64_t left) { return std::min<int64_t>(kNR, (left + 15) / 16 * 16); }
+
+/// op(B)[k0:k0+kc, j0:j0+nc] -> panels of kNR columns (the last one
+/// panel_width() wide), each stored k-major (its width of values per k);
+/// columns past nc are zero.
 __attribute__((always_inline)) inline void pack_b(bool tb, const float* B, int64_t ldb, int64_t k0, int64_t kc,
                                                   int64_t j0, int64_t nc, float* out) {
-  for (int64_t jp = 0; jp < nc; jp += kNR, out += kNR * kc) {
-    const int64_t w = std::min<int64_t>(kNR, nc - jp);
+  for (int64_t jp = 0; jp < nc; jp += kNR) {
+    const int64_t w = std::min<int64_t>(kNR, nc - jp), pw = panel_width(nc - jp);
     if (tb) {  // op(B)[k,j] = B[j,k]: kNR rows of B are read side by side, each cache line over 16 k
       const float* b = B + (j0 + jp) * ldb + k0;
       int64_t k = 0;
@@ -115,62 +121,100 @@ __attribute__((always_inline)) inline void pack_b(bool tb, const float* B, int64
             for (int i = 0; i < 8; ++i) *reinterpret_cast<v8*>(out + (k + i) * kNR + j) = r[i];
           }
       for (; k < kc; ++k) {
-        float* o = out + k * kNR;
+        float* o = out + k * pw;
 #pragma clang loop vectorize(disable)  // a vectorised strided load is a gather: slower than scalar
         for (int64_t j = 0; j < w; ++j) o[j] = b[j * ldb + k];
-        for (int64_t j = w; j < kNR; ++j) o[j] = 0.0f;
+        for (int64_t j = w; j < pw; ++j) o[j] = 0.0f;
       }
     } else {
       for (int64_t k = 0; k < kc; ++k) {
         const float* b = B + (k0 + k) * ldb + j0 + jp;
-        float* o = out + k * kNR;
+        float* o = out + k * pw;
         if (w == kNR) {  // the common case: whole-vector copies
           for (int h = 0; h < kNV; ++h) reinterpret_cast<v16*>(o)[h] = *reinterpret_cast<const v16u*>(b + 16 * h);
           continue;
         }
         for (int64_t j = 0; j < w; ++j) o[j] = b[j];
-        for (int64_t j = w; j < kNR; ++j) o[j] = 0.0f;
+        for (int64_t j = w; j < pw; ++j) o[j] = 0.0f;
       }
+    }
+    out += pw * kc;
+  }
+}
+
+/// pack_b for B made by rows: each row of the block is made once into
+/// `row` (nc floats, stays in L1) and copied into the panels.
+__attribute__((always_inline)) inline void pack_b_rows(const BRows& B, int64_t k0, int64_t kc, int64_t j0,
+                                                       int64_t nc, float* out, float* row) {
+  for (int64_t k = 0; k < kc; ++k) {
+    B.fn(B.ctx, k0 + k, j0, nc, row);
+    for (int64_t jp = 0; jp < nc; jp += kNR) {
+      const int64_t w = std::min<int64_t>(kNR, nc - jp), pw = panel_width(nc - jp);
+      float* o = out + jp * kc + k * pw;  // the panels before are all kNR wide
+      const float* b = row + jp;
+      if (w == kNR) {
+        for (int h = 0; h < kNV; ++h) reinterpret_cast<v16*>(o)[h] = *reinterpret_cast<const v16u*>(b + 16 * h);
+        continue;
+      }
+      for (int64_t j = 0; j < w; ++j) o[j] = b[j];
+      for (int64_t j = w; j < pw; ++j) o[j] = 0.0f;
     }
   }
 }
 
-/// C[mr, nr] = alpha * (packed A panel @ packed B panel) + beta * C, for a
-/// tile of at most kMR x kNR (mr/nr below that at the matrix's edges).
-__attribute__((always_inline)) inline void micro_kernel(int64_t kc, const float* a, const float* b, float* c,
-                                                        int64_t ldc, int64_t mr, int64_t nr, float alpha,
+/// C[mr, nr] = alpha * (A panel @ packed B panel) + beta * C, for a tile of
+/// at most kMR x 16*NV (mr/nr below that at the matrix's edges). The B panel
+/// is 16*NV wide. A is either a packed panel (kMR values per k) or, when
+/// kRowsA, kMR rows of A read in place `lda` apart: a product with few
+/// columns uses each element of A once or twice, and packing it would cost
+/// as much memory traffic as the multiply.
+template <int NV, bool kRowsA>
+__attribute__((always_inline)) inline void micro_kernel(int64_t kc, const float* a, int64_t lda, const float* b,
+                                                        float* c, int64_t ldc, int64_t mr, int64_t nr, float alpha,
                                                         float beta) {
-  v16 acc[kMR][kNV] = {};
+  v16 acc[kMR][NV] = {};
   // The C tile is read (or written) only after the whole K slice: start
   // bringing it in now.
   for (int64_t i = 0; i < mr; ++i) {
     __builtin_prefetch(c + i * ldc, 1);
     __builtin_prefetch(c + i * ldc + 16, 1);
   }
-  for (int64_t k = 0; k < kc; ++k, a += kMR, b += kNR) {
-    v16 bv[kNV];
-    for (int h = 0; h < kNV; ++h) bv[h] = *reinterpret_cast<const v16*>(b + 16 * h);
+  constexpr int64_t a_step = kRowsA ? 1 : kMR;
+  const int64_t a_row = kRowsA ? lda : 1;
+  for (int64_t k = 0; k < kc; ++k, a += a_step, b += 16 * NV) {
+    v16 bv[NV];
+    for (int h = 0; h < NV; ++h) bv[h] = *reinterpret_cast<const v16*>(b + 16 * h);
 #pragma clang loop unroll(full)  // the accumulators must live in registers
     for (int i = 0; i < kMR; ++i) {
-      for (int h = 0; h < kNV; ++h) acc[i][h] += a[i] * bv[h];
+      for (int h = 0; h < NV; ++h) acc[i][h] += a[i * a_row] * bv[h];
     }
   }
-  if (mr == kMR && nr == kNR) {
+  if (mr == kMR && nr == 16 * NV) {
 #pragma clang loop unroll(full)
     for (int i = 0; i < kMR; ++i)
-      for (int h = 0; h < kNV; ++h) {
+      for (int h = 0; h < NV; ++h) {
         v16u* p = reinterpret_cast<v16u*>(c + i * ldc + 16 * h);
         *p = beta == 0.0f ? alpha * acc[i][h] : alpha * acc[i][h] + beta * *p;
       }
     return;
   }
-  alignas(64) float tile[kMR][kNR];
+  alignas(64) float tile[kMR][16 * NV];
   std::memcpy(tile, acc, sizeof tile);
   for (int64_t i = 0; i < mr; ++i)
     for (int64_t j = 0; j < nr; ++j) {
       float& dst = c[i * ldc + j];
       dst = beta == 0.0f ? alpha * tile[i][j] : alpha * tile[i][j] + beta * dst;
     }
+}
+
+/// The micro-kernel for a B panel `nr` columns wide (its packed width is
+/// panel_width(nr)).
+template <bool kRowsA>
+__attribute__((always_inline)) inline void tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
+                                                int64_t ldc, int64_t mr, int64_t nr, float alpha, float beta) {
+  if (nr > 32) micro_kernel<3, kRowsA>(kc, a, lda, b, c, ldc, mr, nr, alpha, beta);
+  else if (nr > 16) micro_kernel<2, kRowsA>(kc, a, lda, b, c, ldc, mr, nr, alpha, beta);
+  else micro_kernel<1, kRowsA>(kc, a, lda, b, c, ldc, mr, nr, alpha, beta);
 }
 
 /// C[n] = alpha * a[K] @ B[K, n] + beta * C, B's rows ldb floats apart.
@@ -225,32 +269,49 @@ struct PackBuffer {
 /// a thread-owned buffer would then grow again in the middle of training.
 /// Slices of one product run at the same time but never share a slot.
 struct PackBuffers {
-  PackBuffer a, b;
+  PackBuffer a, b, row;
 };
 PackBuffers& pack_buffers(int64_t slot) {
   static PackBuffers slots[kMaxSlices];
   return slots[slot];
 }
 
+/// The blocked product over C[M, N]; B is op(B) from B/ldb/tb, or made by
+/// rows when `rows` is set (then tb is false).
 __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void sgemm_blocked(
     int64_t slot, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-    const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+    const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const BRows* rows = nullptr) {
   PackBuffers& bufs = pack_buffers(slot);
   float* ap = bufs.a.get(kMC * kKC);
   float* bp = bufs.b.get(kKC * ((std::min(N, kNC) + kNR - 1) / kNR) * kNR);
+  float* row = rows ? bufs.row.get(kNC) : nullptr;
+  // Few columns (late conv layers: 7x7 or 14x14 outputs): each element of
+  // A feeds at most two column panels, so the kernel reads A in place.
+  const bool rows_a = !ta && N <= 2 * kNR;
+  // K in equal slices of at most kKC (a conv's K = 576 as 3 x 192, not
+  // 256 + 256 + 64: a shallow last slice spends as much on C as on FMAs).
+  const int64_t kslice = (K + (K + kKC - 1) / kKC - 1) / ((K + kKC - 1) / kKC);
   for (int64_t jc = 0; jc < N; jc += kNC) {
     const int64_t nc = std::min(kNC, N - jc);
-    for (int64_t pc = 0; pc < K; pc += kKC) {
-      const int64_t kc = std::min(kKC, K - pc);
-      pack_b(tb, B, ldb, pc, kc, jc, nc, bp);
+    for (int64_t pc = 0; pc < K; pc += kslice) {
+      const int64_t kc = std::min(kslice, K - pc);
+      if (rows) pack_b_rows(*rows, pc, kc, jc, nc, bp, row);
+      else pack_b(tb, B, ldb, pc, kc, jc, nc, bp);
       const float slice_beta = pc == 0 ? beta : 1.0f;  // later slices add to the first's result
       for (int64_t ic = 0; ic < M; ic += kMC) {
         const int64_t mc = std::min(kMC, M - ic);
+        if (rows_a && mc % kMR == 0) {
+          for (int64_t jr = 0; jr < nc; jr += kNR)
+            for (int64_t ir = 0; ir < mc; ir += kMR)
+              tile<true>(kc, A + (ic + ir) * lda + pc, lda, bp + jr * kc, C + (ic + ir) * ldc + jc + jr, ldc, kMR,
+                         std::min<int64_t>(kNR, nc - jr), alpha, slice_beta);
+          continue;
+        }
         pack_a(ta, A, lda, ic, mc, pc, kc, ap);
         for (int64_t jr = 0; jr < nc; jr += kNR)
           for (int64_t ir = 0; ir < mc; ir += kMR)
-            micro_kernel(kc, ap + ir * kc, bp + jr * kc, C + (ic + ir) * ldc + jc + jr, ldc,
-                         std::min<int64_t>(kMR, mc - ir), std::min<int64_t>(kNR, nc - jr), alpha, slice_beta);
+            tile<false>(kc, ap + ir * kc, 0, bp + jr * kc, C + (ic + ir) * ldc + jc + jr, ldc,
+                        std::min<int64_t>(kMR, mc - ir), std::min<int64_t>(kNR, nc - jr), alpha, slice_beta);
       }
     }
   }
@@ -271,6 +332,35 @@ void row_times_matrix(int64_t N, int64_t K, float alpha, const float* a, const f
     return;
   }
   row_block(N, K, alpha, a, B, N, beta, C);
+}
+
+void packed_sgemm_rows(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const BRows& B, float* C,
+                       int64_t ldc) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
+    return;
+  }
+  // As packed_sgemm, but only cut by columns (B's rows are made per slice).
+  const int64_t parts = threads_for(2.0 * M * N * K);
+  if (parts > 1 && N >= 2 * kNR * parts) {
+    rt::parallel_slices(N, parts, kNR, [&](int64_t t, int64_t j0, int64_t j1) {
+      const BRows* b = &B;
+      // The slice's columns are j0.. of the whole: shift the row maker's origin.
+      struct Shifted {
+        const BRows* base;
+        int64_t j0;
+      } sh{b, j0};
+      const BRows shifted{[](const void* ctx, int64_t k, int64_t j, int64_t n, float* dst) {
+                            const Shifted* s = static_cast<const Shifted*>(ctx);
+                            s->base->fn(s->base->ctx, k, s->j0 + j, n, dst);
+                          },
+                          &sh};
+      sgemm_blocked(t, false, false, M, j1 - j0, K, 1.0f, A, lda, nullptr, 0, 0.0f, C + j0, ldc, &shifted);
+    });
+    return;
+  }
+  sgemm_blocked(0, false, false, M, N, K, 1.0f, A, lda, nullptr, 0, 0.0f, C, ldc, &B);
 }
 
 void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,

@@ -17,6 +17,18 @@ namespace fluidc::kernels::detail {
 void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                   int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
 
+/// A B operand made row by row on demand: fn(ctx, k, j0, n, dst) writes
+/// B[k, j0:j0+n] to dst[0:n]. A convolution's column matrix is made this way
+/// a K-slice at a time, straight into the GEMM's packing (never stored whole).
+struct BRows {
+  void (*fn)(const void* ctx, int64_t k, int64_t j0, int64_t n, float* dst);
+  const void* ctx;
+};
+
+/// packed_sgemm(false, false, ...) with beta = 0 and B given by rows.
+void packed_sgemm_rows(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const BRows& B, float* C,
+                       int64_t ldc);
+
 /// C[N] = alpha * a[K] @ B[K,N] + beta * C with B dense row-major: a single
 /// row (batch-1 inference), bandwidth bound, so nothing is packed.
 void row_times_matrix(int64_t N, int64_t K, float alpha, const float* a, const float* B, float beta, float* C);

@@ -131,11 +131,26 @@ const std::vector<std::pair<std::string, ConvCase>>& conv_cases() {
       {"conv2d", {"SAME stride 2", Shape{1, 2, 7, 6}, Shape{3, 2, 3, 4},
                   conv_attrs({2, 2}, {5, 5}, {2, 2}, 1, "NCHW", "SAME")}},
       {"conv2d", {"VALID", Shape{1, 2, 6, 6}, Shape{2, 2, 3, 3}, conv_attrs({1, 1}, {3, 3}, {1, 1}, 1, "AnyLayout", "VALID")}},
+      // Big enough for the fp32 GEMM that makes its column matrix row by
+      // row (im2col_row): rows across output-row and padding edges.
+      {"conv2d", {"im2col by rows: strided, dilated, asymmetric, groups 2", Shape{2, 6, 23, 37}, Shape{8, 3, 3, 3},
+                  conv_attrs({2, 1}, {1, 2, 0, 1}, {1, 2}, 2)}},
+      {"conv2d", {"im2col by rows: 1x1 stride 2", Shape{1, 16, 30, 34}, Shape{24, 16, 1, 1},
+                  conv_attrs({2, 2}, {0, 0}, {1, 1}, 1)}},
       {"conv2d", {"groups == channels through conv2d", Shape{1, 3, 5, 4}, Shape{3, 1, 3, 1},
                   conv_attrs({1, 1}, {1, 0}, {1, 1}, 3)}},
       {"depthwise_conv2d", {"3x3 stride 1", Shape{2, 4, 6, 6}, Shape{4, 1, 3, 3}, conv_attrs({1, 1}, {1, 1}, {1, 1}, 4)}},
       {"depthwise_conv2d", {"multiplier 2, stride 2, dilation 2", Shape{1, 3, 9, 8}, Shape{6, 1, 3, 3},
                             conv_attrs({2, 2}, {2, 1, 2, 0}, {2, 2}, 3)}},
+      // Planes wide enough for the vectorised phase-plane copy and taps
+      // (16 outputs at a time), with odd left pads and a 5x5 window.
+      {"depthwise_conv2d", {"3x3 stride 2, wide plane", Shape{1, 2, 37, 70}, Shape{2, 1, 3, 3},
+                            conv_attrs({2, 2}, {1, 1}, {1, 1}, 2)}},
+      {"depthwise_conv2d", {"stride 2, asymmetric odd pads", Shape{1, 2, 20, 67}, Shape{2, 1, 3, 3},
+                            conv_attrs({2, 2}, {0, 1, 3, 0}, {1, 1}, 2)}},
+      {"depthwise_conv2d", {"5x5 stride 1", Shape{1, 3, 19, 40}, Shape{3, 1, 5, 5}, conv_attrs({1, 1}, {2, 2}, {1, 1}, 3)}},
+      {"depthwise_conv2d", {"strides (1, 2), dilation (2, 1)", Shape{1, 2, 21, 50}, Shape{4, 1, 3, 3},
+                            conv_attrs({1, 2}, {2, 1}, {2, 1}, 2)}},
       {"depthwise_conv2d", {"NHWC", Shape{2, 5, 5, 3}, Shape{3, 1, 3, 3}, conv_attrs({2, 1}, {1, 1}, {1, 1}, 3, "NHWC")}},
       {"conv3d", {"3x3x3 pad 1", Shape{1, 2, 4, 5, 4}, Shape{3, 2, 3, 3, 3}, conv_attrs({1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1)}},
       {"conv3d", {"strided, asymmetric, groups 2", Shape{2, 4, 5, 4, 5}, Shape{2, 2, 2, 3, 2},

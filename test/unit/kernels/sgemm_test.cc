@@ -53,7 +53,10 @@ TEST_CASE("packed sgemm: every transpose, alpha and beta, at and across the bloc
   // Sizes straddle the register tile (8 x 32), the K slice (256), the
   // packed row block (128) and the packed column block (2048).
   const int64_t shapes[][3] = {{1, 1, 1},     {7, 31, 5},     {8, 32, 256},  {9, 33, 257},  {64, 512, 784},
-                               {128, 64, 512}, {129, 65, 513}, {200, 3, 300}, {3, 2100, 40}, {130, 2049, 17}};
+                               {128, 64, 512}, {129, 65, 513}, {200, 3, 300}, {3, 2100, 40}, {130, 2049, 17},
+                               // conv shapes: narrow edge panels (49, 196 columns), A read in place
+                               // across two row blocks (136 rows, 96 columns)
+                               {64, 49, 600},  {16, 196, 70},  {136, 96, 300}};
   for (const auto& s : shapes)
     for (int t = 0; t < 4; ++t)
       check({s[0], s[1], s[2], (t & 1) != 0, (t & 2) != 0, t == 3 ? 0.5f : 1.0f, t == 1 ? 1.0f : (t == 2 ? -0.5f : 0.0f)},
