@@ -174,7 +174,8 @@ TEST_CASE("finite differences agree with the split/stack/unstack/expand/tile gra
     std::mt19937 rng(11);
     const auto opt = GradCheckOptions::for_dtype(dt);
     Tensor x = random(Shape{3, 5, 2}, dt, rng);
-    // split: the parts joined (flattened) as one output; its gradient is Paddle's concat.
+    // split: the parts joined back along the split axis as the one output
+    // gradcheck needs; the gradient is Paddle's, a concat of the parts' gradients.
     kernels::SplitAttrs sa;
     sa.axis = 1, sa.sections = {2, -1, 1};
     std::vector<Tensor> parts(3);
@@ -182,13 +183,13 @@ TEST_CASE("finite differences agree with the split/stack/unstack/expand/tile gra
                        [&](Tensor& out) {
                          split_attr(x, parts, sa);
                          const Tensor* ps[] = {&parts[0], &parts[1], &parts[2]};
-                         kernels::concat(ps, 3, out, kernels::ConcatAttrs{2});
+                         kernels::concat(ps, 3, out, kernels::ConcatAttrs{1});
                        },
                        [&](const Tensor& dout, std::vector<Tensor*>& g) {
                          std::vector<Tensor> dparts(3);
                          Tensor* dp[] = {&dparts[0], &dparts[1], &dparts[2]};
                          const Tensor* ps[] = {&parts[0], &parts[1], &parts[2]};
-                         kernels::concat_grad(ps, 3, dout, dp, 3, kernels::ConcatAttrs{2});
+                         kernels::concat_grad(ps, 3, dout, dp, 3, kernels::ConcatAttrs{1});
                          const Tensor* cdp[] = {dp[0], dp[1], dp[2]};
                          kernels::concat(cdp, 3, *g[0], kernels::ConcatAttrs{1});
                        },
