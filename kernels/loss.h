@@ -67,4 +67,20 @@ void cross_entropy2(const Tensor& x, const Tensor& label, Tensor& y, Tensor& x_s
 void cross_entropy_grad2(const Tensor& label, const Tensor& match_x, const Tensor& x_shape,
                          const Tensor& y_grad, Tensor* x_grad, const CrossEntropy2Attrs& attrs);
 
+/// Attributes of `label_smooth` and `label_smooth_grad`.
+struct LabelSmoothAttrs {
+  float epsilon = 0.0f;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("epsilon", &LabelSmoothAttrs::epsilon);
+  }
+};
+/// Out = (1 - epsilon) * X + epsilon * PriorDist (a [1, C] or [C] row, C =
+/// X's last dim, repeated over the rows), or + epsilon / C without one. fp32/fp64.
+void label_smooth(const Tensor& x, const Tensor* prior_dist, Tensor& out, const LabelSmoothAttrs& attrs);
+/// X@GRAD = (1 - epsilon) * Out@GRAD.
+void label_smooth_grad(const Tensor& out_grad, Tensor* x_grad, const LabelSmoothAttrs& attrs);
+
 }  // namespace fluidc::kernels

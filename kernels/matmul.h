@@ -82,4 +82,14 @@ void matmul_v2(const Tensor& x, const Tensor& y, Tensor& out, const MatmulV2Attr
 void matmul_v2_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
                     Tensor* y_grad, const MatmulV2Attrs& attrs);
 
+/// bmm takes no attributes; the empty struct lets it share the product shape rule.
+struct BmmAttrs {
+  template <class F>
+  static void fields(F&&) {}
+};
+/// Out[b] = X[b] @ Y[b] for X [B, M, K], Y [B, K, N] (no broadcasting).
+void bmm(const Tensor& x, const Tensor& y, Tensor& out);
+/// X@GRAD[b] = Out@GRAD[b] @ Y[b]^T, Y@GRAD[b] = X[b]^T @ Out@GRAD[b].
+void bmm_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad, Tensor* y_grad);
+
 }  // namespace fluidc::kernels

@@ -61,4 +61,48 @@ void reduce_mean_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, c
 /// same object as any input. fp32, fp64, int32, int64.
 void sum(const Tensor* const* xs, int n, Tensor& out);
 
+/// Max / min / product over `dim` (ReduceAttrs' rules); Out has X's dtype.
+/// X: fp32, fp64, int32, int64.
+void reduce_max(const Tensor& x, Tensor& out, const ReduceAttrs& attrs);
+void reduce_min(const Tensor& x, Tensor& out, const ReduceAttrs& attrs);
+void reduce_prod(const Tensor& x, Tensor& out, const ReduceAttrs& attrs);
+/// As Paddle: X@GRAD = Out@GRAD at every X equal to its Out (all tied
+/// extrema get the full gradient), 0 elsewhere.
+void reduce_max_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                     const ReduceAttrs& attrs);
+void reduce_min_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                     const ReduceAttrs& attrs);
+/// As Paddle: X@GRAD = Out@GRAD * Out / X (not defined at X = 0).
+void reduce_prod_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                      const ReduceAttrs& attrs);
+/// Logical or / and over `dim`; X: bool (or numeric, nonzero is true); Out: bool.
+void reduce_any(const Tensor& x, Tensor& out, const ReduceAttrs& attrs);
+void reduce_all(const Tensor& x, Tensor& out, const ReduceAttrs& attrs);
+
+/// Attributes of `p_norm` and `p_norm_grad`.
+struct PNormAttrs {
+  float porder = 2.0f;
+  int axis = -1;
+  float epsilon = 1.0e-12f;
+  bool keepdim = false;
+  bool asvector = false;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("porder", &PNormAttrs::porder);
+    f("axis", &PNormAttrs::axis);
+    f("epsilon", &PNormAttrs::epsilon);
+    f("keepdim", &PNormAttrs::keepdim);
+    f("asvector", &PNormAttrs::asvector);
+  }
+};
+/// Out = (sum |x|^p)^(1/p) along `axis` (every element when asvector);
+/// porder inf / -inf: max / min |x|; 0: the count of nonzeros. fp32/fp64.
+void p_norm(const Tensor& x, Tensor& out, const PNormAttrs& attrs);
+/// X@GRAD = Out@GRAD * sign(x) |x|^(p-1) / (Out + epsilon)^(p-1); for
+/// p = +-inf Out@GRAD * sign(x) where |x| equals Out; 0 for p = 0.
+void p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                 const PNormAttrs& attrs);
+
 }  // namespace fluidc::kernels

@@ -78,11 +78,18 @@ struct ConcatAttrs {
     f("axis", &ConcatAttrs::axis);
   }
 };
-/// Out = the X tensors joined along `axis` (negative counts from the end).
-void concat(const Tensor* const* xs, int n, Tensor& out, const ConcatAttrs& attrs);
+/// Out = the X tensors joined along `axis` (negative counts from the end);
+/// AxisTensor (a 1-element int tensor, as split's gradient passes it) wins
+/// over the attribute.
+void concat(const Tensor* const* xs, int n, const Tensor* axis_tensor, Tensor& out, const ConcatAttrs& attrs);
+inline void concat(const Tensor* const* xs, int n, Tensor& out, const ConcatAttrs& attrs) {
+  concat(xs, n, nullptr, out, attrs);
+}
 /// X@GRAD[i] = the slice of Out@GRAD that X[i] contributed; nullptr entries
 /// are gradients nobody needs.
 void concat_grad(const Tensor* const* xs, int n, const Tensor& out_grad, Tensor* const* x_grads, int m,
                  const ConcatAttrs& attrs);
 
 }  // namespace fluidc::kernels
+
+#include "kernels/tensor_manip_more.h"  // split, stack, expand, tile, shape, size, ...

@@ -227,7 +227,9 @@ def save_persistables(exe, program, path, scope):
 def save_npy(path, arr):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.save(path, np.ascontiguousarray(arr))
+    # ascontiguousarray alone turns a 0-D array into shape (1,): keep the shape.
+    arr = np.asarray(arr)
+    np.save(path, np.ascontiguousarray(arr).reshape(arr.shape))
 
 
 def write_json(path, obj):

@@ -64,6 +64,25 @@ void infer_cross_entropy_grad2(ShapeCtx& c) {
   c.set_output("X@GRAD", x);
 }
 
+void infer_label_smooth(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs, ps;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  const rt::Shape* prior = nullptr;
+  if (c.has_input("PriorDist")) {
+    const TensorType& p = c.input("PriorDist");
+    if (p.known && shape_rules::to_shape(c, p, ps)) prior = &ps;
+  }
+  if (std::string e = shapes::label_smooth_shape(xs, prior); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  c.set_output("Out", x);
+}
+
+// label_smooth_grad reads only Out@GRAD: X@GRAD takes its type.
+void infer_label_smooth_grad(ShapeCtx& c) { c.set_output("X@GRAD", c.input("Out@GRAD")); }
+
 }  // namespace
 
 void add_loss_ops(std::vector<OpDef>& t) {
@@ -83,6 +102,13 @@ void add_loss_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "cross_entropy_grad2", .family = "loss",
                .inputs = {{"Label"}, {"MatchX"}, {"XShape"}, {"Y@GRAD"}}, .outputs = {{"X@GRAD", true}},
                .attrs = ce_attrs, .attrs_struct = "CrossEntropy2Attrs", .infer_shape = infer_cross_entropy_grad2});
+  const std::vector<AttrDef> ls_attrs = kernel_attrs<kernels::LabelSmoothAttrs>();
+  t.push_back({.type = "label_smooth", .family = "loss", .inputs = {{"X"}, {"PriorDist", true}},
+               .outputs = {{"Out"}}, .attrs = ls_attrs, .attrs_struct = "LabelSmoothAttrs",
+               .grad = "label_smooth_grad", .infer_shape = infer_label_smooth});
+  t.push_back({.type = "label_smooth_grad", .family = "loss", .inputs = {{"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .attrs = ls_attrs, .attrs_struct = "LabelSmoothAttrs",
+               .infer_shape = infer_label_smooth_grad});
 }
 
 }  // namespace fluidc::ops

@@ -1,4 +1,4 @@
-// compiler/ops/matmul.cc - mul, matmul (v1) and matmul_v2 with their grads: the GEMM ops.
+// compiler/ops/matmul.cc - mul, matmul (v1), matmul_v2 and bmm with their grads: the GEMM ops.
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
@@ -49,6 +49,11 @@ void add_matmul_ops(std::vector<OpDef>& t) {
                  .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}}, .attrs = v.attrs, .attrs_struct = v.attrs_struct,
                  .infer_shape = shape_rules::grads_like_inputs});
   }
+  // bmm: batched 3-D products, no attributes (BmmAttrs only names the shape rule's).
+  t.push_back({.type = "bmm", .family = "matmul", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}}, .grad = "bmm_grad",
+               .infer_shape = infer_product<kernels::BmmAttrs, shapes::bmm_shape>});
+  t.push_back({.type = "bmm_grad", .family = "matmul", .inputs = {{"X"}, {"Y"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
 }
 
 }  // namespace fluidc::ops

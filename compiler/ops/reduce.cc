@@ -1,4 +1,4 @@
-// compiler/ops/reduce.cc - mean, reduce_mean, reduce_sum and sum (accumulation) with grads.
+// compiler/ops/reduce.cc - mean, reduce_mean/sum/max/min/prod/any/all, p_norm and sum (accumulation) with grads.
 #include <fmt/format.h>
 
 #include "compiler/ir/attrs.h"
@@ -26,12 +26,9 @@ void infer_mean(ShapeCtx& c) {
 
 // The kernels' rules (kernels/shapes/reduce.h) over the kernels' parsed
 // attributes: a missing `dim` is Paddle's default {0}, not "every dim".
-template <bool kSum>
-void infer_reduce(ShapeCtx& c) {
-  const TensorType& x = c.input("X");
-  rt::Shape xs;
-  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
-  const auto a = parse_attrs<kernels::ReduceAttrs>(c.op());
+// Out's dtype: X's, reduce_sum's rule (kSum), or bool (kBool: any / all).
+template <bool kSum, bool kBool>
+void infer_reduce_with(ShapeCtx& c, const TensorType& x, const rt::Shape& xs, const kernels::ReduceAttrs& a) {
   shapes::ReducePlan p;
   if (std::string e = shapes::reduce_shape(xs, a, p); !e.empty()) {
     c.error(e);
@@ -40,7 +37,24 @@ void infer_reduce(ShapeCtx& c) {
   TensorType out = x;
   out.dims = shape_rules::from_shape(p.out);
   if (kSum) out.dtype = static_cast<pb::VarType::Type>(shapes::reduce_sum_dtype(x.dtype, a));
+  if (kBool) out.dtype = pb::VarType::BOOL;
   c.set_output("Out", out);
+}
+
+template <bool kSum, bool kBool = false>
+void infer_reduce(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  infer_reduce_with<kSum, kBool>(c, x, xs, parse_attrs<kernels::ReduceAttrs>(c.op()));
+}
+
+// p_norm is a reduce over `axis` (or everything when asvector).
+void infer_p_norm(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  infer_reduce_with<false, false>(c, x, xs, shapes::p_norm_as_reduce(parse_attrs<kernels::PNormAttrs>(c.op())));
 }
 
 void infer_sum(ShapeCtx& c) {
@@ -77,6 +91,23 @@ void add_reduce_ops(std::vector<OpDef>& t) {
                  .outputs = {{"X@GRAD", true}}, .attrs = attrs, .attrs_struct = "ReduceAttrs",
                  .infer_shape = shape_rules::grads_like_inputs});
   }
+  // max / min / prod: the gradient reads X and Out (the extrema, the product).
+  for (std::string fwd : {"reduce_max", "reduce_min", "reduce_prod"}) {
+    t.push_back({.type = fwd, .family = "reduce", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = attrs,
+                 .attrs_struct = "ReduceAttrs", .grad = fwd + "_grad", .infer_shape = infer_reduce<false>});
+    t.push_back({.type = fwd + "_grad", .family = "reduce", .inputs = {{"X"}, {"Out"}, {"Out@GRAD"}},
+                 .outputs = {{"X@GRAD", true}}, .attrs = attrs, .attrs_struct = "ReduceAttrs",
+                 .infer_shape = shape_rules::grads_like_inputs});
+  }
+  for (std::string fwd : {"reduce_any", "reduce_all"})
+    t.push_back({.type = fwd, .family = "reduce", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = attrs,
+                 .attrs_struct = "ReduceAttrs", .infer_shape = infer_reduce<false, true>});
+  const std::vector<AttrDef> p_norm_attrs = kernel_attrs<kernels::PNormAttrs>();
+  t.push_back({.type = "p_norm", .family = "reduce", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = p_norm_attrs,
+               .attrs_struct = "PNormAttrs", .grad = "p_norm_grad", .infer_shape = infer_p_norm});
+  t.push_back({.type = "p_norm_grad", .family = "reduce", .inputs = {{"X"}, {"Out"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .attrs = p_norm_attrs, .attrs_struct = "PNormAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
   // sum is how Paddle's backward adds up several gradients of one variable.
   // Paddle has no sum_grad op (its backward copies the gradient to each
   // input), so no grad op is named; the autodiff pass will own that rule.

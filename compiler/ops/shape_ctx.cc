@@ -38,7 +38,16 @@ bool ShapeCtx::has_output(const std::string& slot) const { return !op_outputs(op
 
 void ShapeCtx::set_output(const std::string& slot, const TensorType& t) {
   if (!t.known) return;
-  for (const auto& name : op_outputs(op_, slot)) {
+  for (const auto& name : op_outputs(op_, slot)) merge_output(slot, name, t);
+}
+
+void ShapeCtx::set_output_at(const std::string& slot, int i, const TensorType& t) {
+  const std::vector<std::string> names = op_outputs(op_, slot);
+  if (t.known && i >= 0 && i < static_cast<int>(names.size())) merge_output(slot, names[i], t);
+}
+
+void ShapeCtx::merge_output(const std::string& slot, const std::string& name, const TensorType& t) {
+  {
     TensorType& cur = types_[name];
     int defined_in = block_;
     const pb::VarDesc* var = prog_.find_var(block_, name, &defined_in);
@@ -48,7 +57,7 @@ void ShapeCtx::set_output(const std::string& slot, const TensorType& t) {
       // (Paddle writes [1] for 0-D results of older releases): the inferred
       // type wins because it is what the kernels will produce.
       cur = t;
-      continue;
+      return;
     }
     if (outer) {
       // The enclosing block's variable holds its old shape when the body
@@ -63,7 +72,7 @@ void ShapeCtx::set_output(const std::string& slot, const TensorType& t) {
         }
       }
       cur.dtype = t.dtype;
-      continue;
+      return;
     }
     TensorType had = cur;
     bool conflict = false;
@@ -72,7 +81,7 @@ void ShapeCtx::set_output(const std::string& slot, const TensorType& t) {
       if (t.dims[d] >= 0) cur.dims[d] = t.dims[d];
     }
     cur.dtype = t.dtype;
-    if (!conflict) continue;
+    if (!conflict) return;
     // Paddle's executor recomputes shapes at run time, so a declaration is a
     // hint: the kernels will produce the inferred shape.
     const bool declared = var && declared_type(*var).dims == had.dims;

@@ -54,9 +54,12 @@ class ShapeCtx {
   /// variable of another shape makes the differing dims -1, since the
   /// variable holds either shape at run time (a loop variable).
   void set_output(const std::string& slot, const TensorType& t);
+  /// set_output for the i-th variable of a duplicable slot only (split's outputs differ).
+  void set_output_at(const std::string& slot, int i, const TensorType& t);
   void error(const std::string& message);
 
  private:
+  void merge_output(const std::string& slot, const std::string& name, const TensorType& t);
   const Program& prog_;
   int block_;
   int op_index_;

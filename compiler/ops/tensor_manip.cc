@@ -68,6 +68,7 @@ void infer_slice(ShapeCtx& c) {
 }
 
 void infer_concat(ShapeCtx& c) {
+  if (c.has_input("AxisTensor")) return;  // the axis is a run-time value: Out keeps its declared type
   const int n = c.num_inputs("X");
   std::vector<rt::Shape> xs(n);
   for (int i = 0; i < n; ++i) {
@@ -100,6 +101,9 @@ void infer_concat_grad(ShapeCtx& c) {
 
 }  // namespace
 
+// compiler/ops/tensor_manip_more.cc: split, stack, unstack, expand, tile, shape, size, ...
+void add_tensor_manip_more_ops(std::vector<OpDef>& t);
+
 void add_tensor_manip_ops(std::vector<OpDef>& t) {
   // Shape / ShapeTensor: the target shape computed at run time (kernels/tensor_manip.h).
   t.push_back({.type = "reshape2", .family = "tensor_manip",
@@ -120,13 +124,15 @@ void add_tensor_manip_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "slice_grad", .family = "tensor_manip", .inputs = slice_grad_in,
                .outputs = {{"Input@GRAD", true}}, .attrs = slice_attrs, .attrs_struct = "SliceAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
-  t.push_back({.type = "concat", .family = "tensor_manip", .inputs = {{"X", false, true}}, .outputs = {{"Out"}},
+  // AxisTensor: the run-time axis that split's gradient (a concat) passes on.
+  t.push_back({.type = "concat", .family = "tensor_manip", .inputs = {{"X", false, true}, {"AxisTensor", true}}, .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::ConcatAttrs>(), .attrs_struct = "ConcatAttrs", .grad = "concat_grad",
                .infer_shape = infer_concat});
   t.push_back({.type = "concat_grad", .family = "tensor_manip", .inputs = {{"X", false, true}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true, true}}, .attrs = kernel_attrs<kernels::ConcatAttrs>(),
                .attrs_struct = "ConcatAttrs",
                .infer_shape = infer_concat_grad});
+  add_tensor_manip_more_ops(t);
 }
 
 }  // namespace fluidc::ops

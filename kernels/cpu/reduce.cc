@@ -3,9 +3,7 @@
 
 #include <vector>
 
-#include "kernels/cpu/broadcast.h"
-#include "kernels/cpu/kernel_util.h"
-#include "kernels/shapes/reduce.h"
+#include "kernels/cpu/reduce_walk.h"
 
 namespace fluidc::kernels {
 
@@ -14,25 +12,6 @@ using namespace detail;
 namespace {
 
 using shapes::ReducePlan;
-
-/// The shared rule (kernels/shapes/reduce.h); fails with the op's name.
-ReducePlan plan_reduce(const char* op, const Shape& xs, const ReduceAttrs& a) {
-  ReducePlan p;
-  if (std::string e = shapes::reduce_shape(xs, a, p); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
-  return p;
-}
-
-/// The joint iteration space of X and of the kept (reduced, keep-dim) shape
-/// broadcast back over it: strides[0] walks X, strides[1] the kept tensor.
-inline StridedSpace<2> x_and_kept_space(const Shape& xs, const Shape& kept) {
-  StridedSpace<2> s;
-  s.rank = xs.rank;
-  for (int i = 0; i < xs.rank; ++i) s.dims[i] = xs.d[i];
-  broadcast_strides(xs, s.strides[0]);
-  broadcast_strides(kept, s.strides[1]);
-  simplify(s);
-  return s;
-}
 
 /// acc[kept index] += x over every element of x (acc zeroed by the caller).
 template <class T, class A>

@@ -154,8 +154,10 @@ void slice_grad(const Tensor& input, const Tensor* starts_tensor, const Tensor* 
   buf.finish();
 }
 
-void concat(const Tensor* const* xs, int n, Tensor& out, const ConcatAttrs& a) {
+void concat(const Tensor* const* xs, int n, const Tensor* axis_tensor, Tensor& out, const ConcatAttrs& attrs) {
   if (n < 1) rt::fail("concat: needs at least one input");
+  ConcatAttrs a = attrs;
+  if (axis_tensor) a.axis = static_cast<int>(int_at("concat", "AxisTensor", *axis_tensor, 0));
   require_init("concat", "X", *xs[0]);
   for (int i = 0; i < n; ++i) {
     require_init("concat", "X", *xs[i]);

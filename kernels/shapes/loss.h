@@ -37,4 +37,14 @@ inline std::string x_from_cross_entropy2_xshape(const Shape& xshape, Shape& x) {
   return {};
 }
 
+/// label_smooth: Out is shaped like X (rank >= 1); PriorDist, when given,
+/// holds one value per class (X's last dim).
+inline std::string label_smooth_shape(const Shape& x, const Shape* prior) {
+  if (x.rank == 0) return "X must have rank >= 1";
+  const int64_t c = x.d[x.rank - 1];
+  if (prior && prior->numel() >= 0 && c >= 0 && prior->numel() != c)
+    return fmt::format("PriorDist {} does not hold one value per class of X {}", prior->str(), x.str());
+  return {};
+}
+
 }  // namespace fluidc::shapes

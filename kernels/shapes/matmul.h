@@ -118,4 +118,13 @@ inline std::string matmul_v2_shape(const Shape& x, const Shape& y, const kernels
   return {};
 }
 
+/// bmm: X [B, M, K] @ Y [B, K, N] = Out [B, M, N]; no broadcasting, no transposes.
+inline std::string bmm_shape(const Shape& x, const Shape& y, const kernels::BmmAttrs&, MatmulShape& s) {
+  if (x.rank != 3 || y.rank != 3) return fmt::format("X {} and Y {} must both be 3-D", x.str(), y.str());
+  if (!dims_agree(x.d[0], y.d[0])) return fmt::format("X {} and Y {} differ in batch size", x.str(), y.str());
+  if (!dims_agree(x.d[2], y.d[1]))
+    return fmt::format("X {} has {} columns but Y {} has {} rows", x.str(), x.d[2], y.str(), y.d[1]);
+  return matmul_v2_shape(x, y, kernels::MatmulV2Attrs{}, s);
+}
+
 }  // namespace fluidc::shapes

@@ -51,4 +51,13 @@ inline int reduce_sum_dtype(int x_dtype, const kernels::ReduceAttrs& a) {
   return widen ? static_cast<int>(rt::DType::kInt64) : x_dtype;
 }
 
+/// p_norm as a reduce: `axis` (one dim), or every dim when asvector.
+inline kernels::ReduceAttrs p_norm_as_reduce(const kernels::PNormAttrs& a) {
+  kernels::ReduceAttrs r;
+  r.dim = {a.axis};
+  r.keep_dim = a.keepdim;
+  r.reduce_all = a.asvector;
+  return r;
+}
+
 }  // namespace fluidc::shapes

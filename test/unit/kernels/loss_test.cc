@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/loss.h"
+#include "runtime/error.h"
 #include "test/unit/kernels/gradcheck.h"
 
 using namespace fluidc;
@@ -248,5 +249,27 @@ TEST_CASE("cross_entropy_grad2 matches finite differences", "[loss][ce2][grad][g
           kernels::cross_entropy2(x, label, y, xshape, match, {});
           kernels::cross_entropy_grad2(label, match, xshape, dy, g[0], {});
         });
+  }
+}
+
+TEST_CASE("label_smooth mixes in a uniform or given prior; its grad scales", "[loss][label_smooth]") {
+  Tensor x = f32(Shape{2, 4}, {1, 0, 0, 0, 0, 0, 1, 0}), out;
+  kernels::LabelSmoothAttrs a;
+  a.epsilon = 0.2f;
+  kernels::label_smooth(x, nullptr, out, a);
+  CHECK(get(out, 0) == Approx(0.85));
+  CHECK(get(out, 1) == Approx(0.05));
+  Tensor prior = f32(Shape{1, 4}, {0.1f, 0.2f, 0.3f, 0.4f});
+  kernels::label_smooth(x, &prior, out, a);
+  CHECK(get(out, 6) == Approx(0.8 + 0.06));
+  CHECK(get(out, 7) == Approx(0.08));
+  Tensor bad = f32(Shape{1, 3}, {1, 1, 1});
+  CHECK_THROWS_AS(kernels::label_smooth(x, &bad, out, a), rt::Error);
+  for (DType dt : {DType::kFP32, DType::kFP64}) {
+    std::mt19937 rng(4);
+    Tensor xr = random(Shape{3, 5}, dt, rng);
+    CHECK_GRADCHECK_OP("label_smooth", {&xr}, [&](Tensor& o) { kernels::label_smooth(xr, nullptr, o, a); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::label_smooth_grad(dout, g[0], a); },
+                       GradCheckOptions::for_dtype(dt));
   }
 }

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "kernels/matmul.h"
+#include "runtime/error.h"
 #include "test/unit/kernels/gradcheck.h"
 
 using namespace fluidc;
@@ -304,4 +305,22 @@ TEST_CASE("matmul_v2_grad matches finite differences", "[matmul][v2][grad][gradc
   check_mm_grad<A>(kernels::matmul_v2, kernels::matmul_v2_grad, Shape{4}, Shape{2, 4, 3}, v2(false, false));
   check_mm_grad<A>(kernels::matmul_v2, kernels::matmul_v2_grad, Shape{2, 4, 3}, Shape{4}, v2(true, false));
   check_mm_grad<A>(kernels::matmul_v2, kernels::matmul_v2_grad, Shape{5}, Shape{5}, v2(false, false));
+}
+
+TEST_CASE("bmm multiplies batch by batch and rejects broadcasting", "[matmul][bmm]") {
+  Tensor x = f32(Shape{2, 1, 2}, {1, 2, 3, 4}), y = f32(Shape{2, 2, 1}, {5, 6, 7, 8}), out;
+  kernels::bmm(x, y, out);
+  CHECK(out.shape() == Shape{2, 1, 1});
+  CHECK(values(out) == std::vector<double>{17, 53});
+  Tensor y1 = f32(Shape{1, 2, 1}, {5, 6});
+  CHECK_THROWS_AS(kernels::bmm(x, y1, out), rt::Error);
+  Tensor y2 = f32(Shape{2, 1}, {5, 6});
+  CHECK_THROWS_AS(kernels::bmm(x, y2, out), rt::Error);
+  for (DType dt : {DType::kFP32, DType::kFP64}) {
+    std::mt19937 rng(9);
+    Tensor a = random(Shape{3, 2, 4}, dt, rng), b = random(Shape{3, 4, 5}, dt, rng);
+    CHECK_GRADCHECK_OP("bmm", {&a, &b}, [&](Tensor& o) { kernels::bmm(a, b, o); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::bmm_grad(a, b, dout, g[0], g[1]); },
+                       GradCheckOptions::for_dtype(dt));
+  }
 }

@@ -1,0 +1,310 @@
+// compiler/ops/tensor_manip_more.cc - split, stack, unstack, expand_v2, expand_as_v2, tile, shape, size, fill_constant_batch_size_like.
+#include <fmt/format.h>
+
+#include "compiler/ir/attrs.h"
+#include "compiler/ops/attr_struct.h"
+#include "compiler/ops/grad_util.h"
+#include "compiler/ops/registry.h"
+#include "compiler/ops/shape_ctx.h"
+#include "kernels/shapes/expand.h"
+#include "kernels/shapes/split_stack.h"
+#include "kernels/tensor_manip.h"
+
+namespace fluidc::ops {
+namespace {
+
+using kernels::ExpandAsV2Attrs;
+using kernels::ExpandV2Attrs;
+using kernels::SplitAttrs;
+using kernels::StackAttrs;
+using kernels::TileAttrs;
+using kernels::UnstackAttrs;
+
+// `rank` dims, each known only at run time.
+TensorType unknown_dims(const TensorType& like, int rank) {
+  TensorType t = like;
+  t.dims.assign(static_cast<size_t>(rank), -1);
+  return t;
+}
+
+void infer_split(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  const int n = static_cast<int>(op_outputs(c.op(), "Out").size());
+  if (c.has_input("AxisTensor")) {  // the axis is a run-time value: only the rank is known
+    c.set_output("Out", unknown_dims(x, xs.rank));
+    return;
+  }
+  const auto a = parse_attrs<SplitAttrs>(c.op());
+  int axis = 0;
+  std::vector<rt::Shape> outs(static_cast<size_t>(n));
+  std::string e = shapes::axis_in(a.axis, xs.rank, axis);
+  if (e.empty())
+    e = shapes::split_shapes(xs, axis, a.num, c.has_input("SectionsTensorList") ? nullptr : &a.sections, n,
+                             outs.data());
+  if (!e.empty()) {
+    c.error(e);
+    return;
+  }
+  for (int i = 0; i < n; ++i) {
+    TensorType t = x;
+    t.dims = shape_rules::from_shape(outs[i]);
+    c.set_output_at("Out", i, t);
+  }
+}
+
+// Paddle's gradient of split: concat of the Out gradients along the same
+// axis (AxisTensor passed on). Every Out needs a gradient here: Paddle's
+// backward fills the missing ones with zeros first.
+bool split_grad(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
+                pb::OpDesc& grad) {
+  const std::string dx = grad_of(op_inputs(fwd, "X").at(0));
+  if (dx.empty()) return false;
+  std::vector<std::string> douts;
+  for (const auto& o : op_outputs(fwd, "Out")) {
+    douts.push_back(grad_of(o));
+    if (douts.back().empty()) return false;
+  }
+  grad.set_type("concat");
+  add_input(grad, "X", douts);
+  if (auto at = op_inputs(fwd, "AxisTensor"); !at.empty()) add_input(grad, "AxisTensor", at);
+  add_output(grad, "Out", {dx});
+  set_attr_int(grad, "axis", parse_attrs<SplitAttrs>(fwd).axis);
+  return true;
+}
+
+void infer_stack(ShapeCtx& c) {
+  const int n = c.num_inputs("X");
+  std::vector<rt::Shape> xs(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const TensorType& xi = c.input("X", i);
+    if (!xi.known || !shape_rules::to_shape(c, xi, xs[i])) return;
+  }
+  rt::Shape ys;
+  int axis = 0;
+  if (std::string e = shapes::stack_shape(n, [&](int i) -> const rt::Shape& { return xs[i]; },
+                                          parse_attrs<StackAttrs>(c.op()).axis, ys, axis);
+      !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType y = c.input("X", 0);
+  y.dims = shape_rules::from_shape(ys);
+  c.set_output("Y", y);
+}
+
+// `from` without dim `axis_attr` (stack_grad's X@GRAD, unstack's Y).
+void set_without_axis(ShapeCtx& c, const TensorType& from, int axis_attr, const char* slot) {
+  rt::Shape s, part;
+  if (!from.known || !shape_rules::to_shape(c, from, s)) return;
+  int axis = 0;
+  if (std::string e = shapes::unstack_shape(s, axis_attr, -1, part, axis); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType t = from;
+  t.dims = shape_rules::from_shape(part);
+  c.set_output(slot, t);
+}
+
+void infer_stack_grad(ShapeCtx& c) {
+  set_without_axis(c, c.input("Y@GRAD"), parse_attrs<StackAttrs>(c.op()).axis, "X@GRAD");
+}
+
+void infer_unstack(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs, ys;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  int axis = 0;
+  const int n = static_cast<int>(op_outputs(c.op(), "Y").size());
+  if (std::string e = shapes::unstack_shape(xs, parse_attrs<UnstackAttrs>(c.op()).axis, n, ys, axis); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType y = x;
+  y.dims = shape_rules::from_shape(ys);
+  c.set_output("Y", y);
+}
+
+void infer_unstack_grad(ShapeCtx& c) {
+  const int n = c.num_inputs("Y@GRAD");
+  for (int i = 0; i < n; ++i) {
+    const TensorType& g = c.input("Y@GRAD", i);
+    rt::Shape gs, xs;
+    if (!g.known || !shape_rules::to_shape(c, g, gs)) continue;
+    int axis = 0;
+    if (std::string e = shapes::stack_shape(1, [&](int) -> const rt::Shape& { return gs; },
+                                            parse_attrs<UnstackAttrs>(c.op()).axis, xs, axis);
+        !e.empty()) {
+      c.error(e);
+      return;
+    }
+    xs.d[axis] = n;
+    TensorType t = g;
+    t.dims = shape_rules::from_shape(xs);
+    c.set_output("X@GRAD", t);
+    return;
+  }
+}
+
+// The rank a run-time int list gives: its tensor's length, or the number of
+// 1-element tensors; -1 when not known.
+int run_time_rank(ShapeCtx& c, const char* tensor_slot, const char* list_slot) {
+  if (c.has_input(tensor_slot)) {
+    const TensorType& t = c.input(tensor_slot);
+    return t.known && t.dims.size() == 1 && t.dims[0] >= 0 ? static_cast<int>(t.dims[0]) : -1;
+  }
+  return c.num_inputs(list_slot);
+}
+
+void infer_expand_v2(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs, os;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  if (c.has_input("Shape") || c.has_input("expand_shapes_tensor")) {
+    const int r = run_time_rank(c, "Shape", "expand_shapes_tensor");
+    if (r >= 0) c.set_output("Out", unknown_dims(x, r));
+    return;
+  }
+  if (std::string e = shapes::expand_shape(xs, parse_attrs<ExpandV2Attrs>(c.op()).shape, os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType t = x;
+  t.dims = shape_rules::from_shape(os);
+  c.set_output("Out", t);
+}
+
+void infer_expand_as_v2(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs, os;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  std::vector<int64_t> target;
+  if (c.has_input("Y")) {
+    const TensorType& y = c.input("Y");
+    if (!y.known) return;
+    target = y.dims;
+  } else {
+    const auto a = parse_attrs<ExpandAsV2Attrs>(c.op());
+    target.assign(a.target_shape.begin(), a.target_shape.end());
+  }
+  if (std::string e = shapes::expand_shape(xs, target, os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType t = x;
+  t.dims = shape_rules::from_shape(os);
+  c.set_output("Out", t);
+}
+
+void infer_tile(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs, os;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  if (c.has_input("RepeatTimes") || c.has_input("repeat_times_tensor")) {
+    const int r = run_time_rank(c, "RepeatTimes", "repeat_times_tensor");
+    if (r >= 0) c.set_output("Out", unknown_dims(x, std::max(r, xs.rank)));
+    return;
+  }
+  if (std::string e = shapes::tile_shape(xs, parse_attrs<TileAttrs>(c.op()).repeat_times, os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType t = x;
+  t.dims = shape_rules::from_shape(os);
+  c.set_output("Out", t);
+}
+
+void infer_shape_op(ShapeCtx& c) {
+  const TensorType& in = c.input("Input");
+  if (!in.known) return;
+  TensorType t;
+  t.known = true;
+  t.dtype = pb::VarType::INT32;
+  t.dims = {static_cast<int64_t>(in.dims.size())};
+  c.set_output("Out", t);
+}
+
+void infer_size(ShapeCtx& c) {
+  TensorType t;
+  t.known = true;
+  t.dtype = pb::VarType::INT64;
+  c.set_output("Out", t);
+}
+
+void infer_batch_size_like(ShapeCtx& c) {
+  const TensorType& in = c.input("Input");
+  rt::Shape is, os;
+  if (!in.known || !shape_rules::to_shape(c, in, is)) return;
+  const auto a = parse_attrs<kernels::FillConstantBatchSizeLikeAttrs>(c.op());
+  if (std::string e = shapes::batch_size_like_shape(is, a.shape, a.input_dim_idx, a.output_dim_idx, os);
+      !e.empty()) {
+    c.error(e);
+    return;
+  }
+  if (!rt::dtype_is_valid(a.dtype)) {
+    c.error(fmt::format("dtype {} is not a dtype code", a.dtype));
+    return;
+  }
+  TensorType t;
+  t.known = true;
+  t.dtype = static_cast<pb::VarType::Type>(a.dtype);
+  t.dims = shape_rules::from_shape(os);
+  c.set_output("Out", t);
+}
+
+}  // namespace
+
+void add_tensor_manip_more_ops(std::vector<OpDef>& t) {
+  const char* f = "tensor_manip";
+  t.push_back({.type = "split", .family = f,
+               .inputs = {{"X"}, {"AxisTensor", true}, {"SectionsTensorList", true, true}},
+               .outputs = {{"Out", false, true}}, .attrs = kernel_attrs<SplitAttrs>(), .attrs_struct = "SplitAttrs",
+               .grad = "concat", .make_grad = split_grad, .infer_shape = infer_split});
+  t.push_back({.type = "stack", .family = f, .inputs = {{"X", false, true}}, .outputs = {{"Y"}},
+               .attrs = kernel_attrs<StackAttrs>(), .attrs_struct = "StackAttrs", .grad = "stack_grad",
+               .infer_shape = infer_stack});
+  t.push_back({.type = "stack_grad", .family = f, .inputs = {{"X", true, true}, {"Y@GRAD"}},
+               .outputs = {{"X@GRAD", true, true}}, .attrs = kernel_attrs<StackAttrs>(),
+               .attrs_struct = "StackAttrs", .infer_shape = infer_stack_grad});
+  t.push_back({.type = "unstack", .family = f, .inputs = {{"X"}}, .outputs = {{"Y", false, true}},
+               .attrs = kernel_attrs<UnstackAttrs>(), .attrs_struct = "UnstackAttrs", .grad = "unstack_grad",
+               .infer_shape = infer_unstack});
+  t.push_back({.type = "unstack_grad", .family = f, .inputs = {{"Y@GRAD", false, true}},
+               .outputs = {{"X@GRAD", true}}, .attrs = kernel_attrs<UnstackAttrs>(),
+               .attrs_struct = "UnstackAttrs", .infer_shape = infer_unstack_grad});
+  const std::vector<SlotDef> expand_in = {{"X"}, {"Shape", true}, {"expand_shapes_tensor", true, true}};
+  std::vector<SlotDef> expand_grad_in = expand_in;
+  expand_grad_in.push_back({"Out@GRAD"});
+  t.push_back({.type = "expand_v2", .family = f, .inputs = expand_in, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<ExpandV2Attrs>(), .attrs_struct = "ExpandV2Attrs", .grad = "expand_v2_grad",
+               .infer_shape = infer_expand_v2});
+  t.push_back({.type = "expand_v2_grad", .family = f, .inputs = expand_grad_in, .outputs = {{"X@GRAD", true}},
+               .attrs = kernel_attrs<ExpandV2Attrs>(), .attrs_struct = "ExpandV2Attrs",
+               .infer_shape = shape_rules::grads_like_inputs});
+  t.push_back({.type = "expand_as_v2", .family = f, .inputs = {{"X"}, {"Y", true}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<ExpandAsV2Attrs>(), .attrs_struct = "ExpandAsV2Attrs",
+               .grad = "expand_as_v2_grad", .infer_shape = infer_expand_as_v2});
+  t.push_back({.type = "expand_as_v2_grad", .family = f, .inputs = {{"X"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .attrs = kernel_attrs<ExpandAsV2Attrs>(),
+               .attrs_struct = "ExpandAsV2Attrs", .infer_shape = shape_rules::grads_like_inputs});
+  const std::vector<SlotDef> tile_in = {{"X"}, {"RepeatTimes", true}, {"repeat_times_tensor", true, true}};
+  std::vector<SlotDef> tile_grad_in = tile_in;
+  tile_grad_in.push_back({"Out@GRAD"});
+  t.push_back({.type = "tile", .family = f, .inputs = tile_in, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<TileAttrs>(), .attrs_struct = "TileAttrs", .grad = "tile_grad",
+               .infer_shape = infer_tile});
+  t.push_back({.type = "tile_grad", .family = f, .inputs = tile_grad_in, .outputs = {{"X@GRAD", true}},
+               .attrs = kernel_attrs<TileAttrs>(), .attrs_struct = "TileAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
+  // shape and size read only the dims: Input may be of any dtype.
+  t.push_back({.type = "shape", .family = f, .inputs = {{"Input"}}, .outputs = {{"Out"}},
+               .infer_shape = infer_shape_op});
+  t.push_back({.type = "size", .family = f, .inputs = {{"Input"}}, .outputs = {{"Out"}}, .infer_shape = infer_size});
+  t.push_back({.type = "fill_constant_batch_size_like", .family = f, .inputs = {{"Input"}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<kernels::FillConstantBatchSizeLikeAttrs>(),
+               .attrs_struct = "FillConstantBatchSizeLikeAttrs", .infer_shape = infer_batch_size_like});
+}
+
+}  // namespace fluidc::ops

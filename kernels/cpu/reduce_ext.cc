@@ -1,0 +1,230 @@
+// kernels/cpu/reduce_ext.cc - reduce_max/min/prod/any/all and p_norm with grads: folds along the shared reduce walk.
+#include <cmath>
+#include <limits>
+
+#include "kernels/cpu/reduce_walk.h"
+#include "kernels/reduce.h"
+
+namespace fluidc::kernels {
+
+using namespace detail;
+
+namespace {
+
+using shapes::ReducePlan;
+
+/// acc[kept index] = fold(acc, x) over every element of x (acc set to the
+/// identity by the caller). Runs that fold into one value stay in a register.
+template <class T, class A, class Fold>
+void fold_into(const T* x, const Shape& xs, const Shape& kept, A* acc, Fold fold) {
+  StridedSpace<2> s = x_and_kept_space(xs, kept);
+  for_each_run(s, [&](const int64_t* off, int64_t n, const int64_t* st) {
+    const T* px = x + off[0];
+    if (st[1] == 0) {
+      A local = acc[off[1]];
+      if (st[0] == 1)
+        for (int64_t i = 0; i < n; ++i) local = fold(local, px[i]);
+      else
+        for (int64_t i = 0; i < n; ++i) local = fold(local, px[i * st[0]]);
+      acc[off[1]] = local;
+    } else {
+      A* pa = acc + off[1];
+      for (int64_t i = 0; i < n; ++i) pa[i * st[1]] = fold(pa[i * st[1]], px[i * st[0]]);
+    }
+  });
+}
+
+/// dx[i] = fn(x[i], out[kept i], dout[kept i]) over X's shape.
+template <class T, class Fn>
+void grad_walk(const T* x, const T* out, const T* dout, const Shape& xs, const Shape& kept, T* dx, Fn fn) {
+  StridedSpace<2> s = x_and_kept_space(xs, kept);
+  for_each_run(s, [&](const int64_t* off, int64_t n, const int64_t* st) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t xi = off[0] + i * st[0], ki = off[1] + i * st[1];
+      dx[xi] = fn(x[xi], out[ki], dout[ki]);
+    }
+  });
+}
+
+// Out = fold over the plan, starting from `init`, in X's dtype.
+template <class Init, class Fold>
+void fold_reduce(const char* op, const Tensor& x, Tensor& out, const ReduceAttrs& attrs, Init init, Fold fold) {
+  require_init(op, "X", x);
+  const ReducePlan p = plan_reduce(op, x.shape(), attrs);
+  OutBuf buf(&out, Slot::kOut0, aliases(&out, {&x}));
+  Tensor& o = buf.get();
+  visit_numeric(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    o.resize(p.out, x.dtype());
+    T* po = o.data<T>();
+    const T v0 = init(tag);
+    for (int64_t i = 0, n = p.out.numel(); i < n; ++i) po[i] = v0;
+    fold_into<T, T>(x.data<T>(), x.shape(), p.kept, po, [&](T a, T b) { return fold(a, b); });
+  });
+  buf.finish();
+}
+
+// The gradients that read X, Out and Out@GRAD: dx = fn(x, out, dout).
+template <class Fn>
+void xout_grad(const char* op, const Tensor& x, const Tensor& out, const Tensor& dout, Tensor* dx,
+               const ReduceAttrs& attrs, Fn fn) {
+  if (!dx) return;
+  require_init(op, "X", x);
+  require_init(op, "Out", out);
+  require_init(op, "Out@GRAD", dout);
+  const ReducePlan p = plan_reduce(op, x.shape(), attrs);
+  for (const Tensor* t : {&out, &dout})
+    if (t->numel() != p.out.numel())
+      rt::fail(fmt::format("{}: Out / Out@GRAD {} do not match reducing X {} to {}", op, t->shape().str(),
+                           x.shape().str(), p.out.str()));
+  require_same_dtype(op, "X", x, "Out@GRAD", dout);
+  require_same_dtype(op, "X", x, "Out", out);
+  OutBuf buf(dx, Slot::kOut0, aliases(dx, {&x, &out, &dout}));
+  Tensor& g = buf.get();
+  const Shape xs = x.shape();
+  visit_float(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    g.resize(xs, x.dtype());
+    grad_walk<T>(x.data<T>(), out.data<T>(), dout.data<T>(), xs, p.kept, g.data<T>(),
+                 [&](T xv, T ov, T gv) { return fn(xv, ov, gv); });
+  });
+  buf.finish();
+}
+
+// any / all: Out (bool) = fold of (x != 0).
+void logical_reduce(const char* op, const Tensor& x, Tensor& out, const ReduceAttrs& attrs, bool is_all) {
+  require_init(op, "X", x);
+  const ReducePlan p = plan_reduce(op, x.shape(), attrs);
+  OutBuf buf(&out, Slot::kOut0, aliases(&out, {&x}));
+  Tensor& o = buf.get();
+  o.resize(p.out, DType::kBool);
+  bool* po = o.data<bool>();
+  for (int64_t i = 0, n = p.out.numel(); i < n; ++i) po[i] = is_all;
+  visit_all(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if (is_all)
+      fold_into<T, bool>(x.data<T>(), x.shape(), p.kept, po, [](bool a, T b) { return a && b != T(0); });
+    else
+      fold_into<T, bool>(x.data<T>(), x.shape(), p.kept, po, [](bool a, T b) { return a || b != T(0); });
+  });
+  buf.finish();
+}
+
+template <class T> T sign_of(T v) { return static_cast<T>((v > T(0)) - (v < T(0))); }
+
+}  // namespace
+
+void reduce_max(const Tensor& x, Tensor& out, const ReduceAttrs& attrs) {
+  fold_reduce("reduce_max", x, out, attrs, [](auto t) { return std::numeric_limits<decltype(t)>::lowest(); },
+              [](auto a, auto b) { return b > a ? b : a; });
+}
+
+void reduce_min(const Tensor& x, Tensor& out, const ReduceAttrs& attrs) {
+  fold_reduce("reduce_min", x, out, attrs, [](auto t) { return std::numeric_limits<decltype(t)>::max(); },
+              [](auto a, auto b) { return b < a ? b : a; });
+}
+
+void reduce_prod(const Tensor& x, Tensor& out, const ReduceAttrs& attrs) {
+  fold_reduce("reduce_prod", x, out, attrs, [](auto t) { return static_cast<decltype(t)>(1); },
+              [](auto a, auto b) { return a * b; });
+}
+
+void reduce_max_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                     const ReduceAttrs& attrs) {
+  xout_grad("reduce_max_grad", x, out, out_grad, x_grad, attrs,
+            [](auto xv, auto ov, auto gv) { return xv == ov ? gv : decltype(gv)(0); });
+}
+
+void reduce_min_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                     const ReduceAttrs& attrs) {
+  xout_grad("reduce_min_grad", x, out, out_grad, x_grad, attrs,
+            [](auto xv, auto ov, auto gv) { return xv == ov ? gv : decltype(gv)(0); });
+}
+
+void reduce_prod_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                      const ReduceAttrs& attrs) {
+  xout_grad("reduce_prod_grad", x, out, out_grad, x_grad, attrs,
+            [](auto xv, auto ov, auto gv) { return gv * ov / xv; });
+}
+
+void reduce_any(const Tensor& x, Tensor& out, const ReduceAttrs& attrs) {
+  logical_reduce("reduce_any", x, out, attrs, false);
+}
+
+void reduce_all(const Tensor& x, Tensor& out, const ReduceAttrs& attrs) {
+  logical_reduce("reduce_all", x, out, attrs, true);
+}
+
+void p_norm(const Tensor& x, Tensor& out, const PNormAttrs& a) {
+  const char* op = "p_norm";
+  require_init(op, "X", x);
+  const ReducePlan p = plan_reduce(op, x.shape(), shapes::p_norm_as_reduce(a));
+  const double porder = a.porder;
+  OutBuf buf(&out, Slot::kOut0, aliases(&out, {&x}));
+  Tensor& o = buf.get();
+  visit_float(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    o.resize(p.out, x.dtype());
+    T* po = o.data<T>();
+    const int64_t n = p.out.numel();
+    const T* px = x.data<T>();
+    auto fill = [&](T v) {
+      for (int64_t i = 0; i < n; ++i) po[i] = v;
+    };
+    if (std::isinf(porder) && porder > 0) {
+      fill(T(0));
+      fold_into<T, T>(px, x.shape(), p.kept, po, [](T m, T v) { return std::max(m, std::abs(v)); });
+      buf.finish();
+      return;
+    }
+    if (std::isinf(porder)) {
+      fill(std::numeric_limits<T>::infinity());
+      fold_into<T, T>(px, x.shape(), p.kept, po, [](T m, T v) { return std::min(m, std::abs(v)); });
+      buf.finish();
+      return;
+    }
+    // Sums in double (scratch accumulator), as reduce_sum does.
+    Tensor& acc = scratch(Slot::kAcc);
+    acc.resize(Shape{n}, DType::kFP64);
+    acc.zero();
+    double* pa = acc.data<double>();
+    if (porder == 0) {
+      fold_into<T, double>(px, x.shape(), p.kept, pa, [](double s, T v) { return s + (v != T(0) ? 1.0 : 0.0); });
+      for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(pa[i]);
+    } else if (porder == 2) {
+      fold_into<T, double>(px, x.shape(), p.kept, pa, [](double s, T v) { return s + double(v) * v; });
+      for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(std::sqrt(pa[i]));
+    } else if (porder == 1) {
+      fold_into<T, double>(px, x.shape(), p.kept, pa, [](double s, T v) { return s + std::abs(double(v)); });
+      for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(pa[i]);
+    } else {
+      fold_into<T, double>(px, x.shape(), p.kept, pa,
+                           [porder](double s, T v) { return s + std::pow(std::abs(double(v)), porder); });
+      for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(std::pow(pa[i], 1.0 / porder));
+    }
+  });
+  buf.finish();
+}
+
+void p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const PNormAttrs& a) {
+  const double porder = a.porder;
+  const double eps = a.epsilon;
+  const ReduceAttrs r = shapes::p_norm_as_reduce(a);
+  const char* op = "p_norm_grad";
+  if (porder == 0) {
+    xout_grad(op, x, out, out_grad, x_grad, r, [](auto, auto, auto gv) { return decltype(gv)(0); });
+  } else if (std::isinf(porder)) {
+    xout_grad(op, x, out, out_grad, x_grad, r, [](auto xv, auto ov, auto gv) {
+      return std::abs(xv) == ov ? gv * sign_of(xv) : decltype(gv)(0);
+    });
+  } else {
+    xout_grad(op, x, out, out_grad, x_grad, r, [porder, eps](auto xv, auto ov, auto gv) {
+      using T = decltype(gv);
+      const double ax = std::abs(static_cast<double>(xv));
+      const double f = std::pow(ax, porder - 1) / std::pow(static_cast<double>(ov) + eps, porder - 1);
+      return static_cast<T>(static_cast<double>(gv) * sign_of(xv) * f);
+    });
+  }
+}
+
+}  // namespace fluidc::kernels

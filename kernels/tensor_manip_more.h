@@ -1,0 +1,151 @@
+// kernels/tensor_manip_more.h - split, stack, unstack, expand_v2, expand_as_v2, tile, shape, size, fill_constant_batch_size_like.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/attr_fields.h"
+#include "runtime/tensor.h"
+
+namespace fluidc::kernels {
+
+using fluidc::rt::Tensor;
+
+/// Attributes of `split`: `num` equal parts, or (num 0) parts of the sizes
+/// in `sections`, one of which may be -1 (the rest of the axis).
+struct SplitAttrs {
+  int axis = 0;
+  int num = 0;
+  std::vector<int> sections;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &SplitAttrs::axis);
+    f("num", &SplitAttrs::num);
+    f("sections", &SplitAttrs::sections);
+  }
+};
+/// Outs = X cut along `axis`. AxisTensor (1 int) wins over `axis`;
+/// SectionsTensorList (one 1-element int tensor per part) over `sections`.
+/// Paddle's gradient of split is a concat of the Out gradients.
+void split(const Tensor& x, const Tensor* axis_tensor, const Tensor* const* sections_list, int num_sections,
+           Tensor* const* outs, int num_outs, const SplitAttrs& attrs);
+
+/// Attributes of `stack` and `stack_grad`.
+struct StackAttrs {
+  int axis = 0;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &StackAttrs::axis);
+  }
+};
+/// Y = the X tensors (one shape) stacked along a new dim `axis` (in [-(r+1), r]).
+void stack(const Tensor* const* xs, int n, Tensor& y, const StackAttrs& attrs);
+/// X@GRAD[i] = Y@GRAD's slice i along `axis`; X (Paddle passes it) is not
+/// read; nullptr gradient entries are skipped.
+void stack_grad(const Tensor* const* xs, int n, const Tensor& y_grad, Tensor* const* x_grads, int m,
+                const StackAttrs& attrs);
+
+/// Attributes of `unstack` and `unstack_grad`.
+struct UnstackAttrs {
+  int axis = 0;
+  int num = 0;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &UnstackAttrs::axis);
+    f("num", &UnstackAttrs::num);
+  }
+};
+/// Y[i] = X's slice i along `axis`, that dim removed; X's dim must be the
+/// number of outputs.
+void unstack(const Tensor& x, Tensor* const* ys, int n, const UnstackAttrs& attrs);
+/// X@GRAD = the Y@GRAD tensors stacked along `axis`; an uninitialized entry
+/// (an output nobody used) counts as zeros.
+void unstack_grad(const Tensor* const* y_grads, int n, Tensor* x_grad, const UnstackAttrs& attrs);
+
+/// Attributes of `expand_v2`: the target shape; X is aligned to its end,
+/// -1 keeps X's dim, a size-1 dim of X repeats.
+struct ExpandV2Attrs {
+  std::vector<int> shape;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("shape", &ExpandV2Attrs::shape);
+  }
+};
+/// Out = X broadcast to the target shape. Shape (a 1-D int tensor) wins
+/// over expand_shapes_tensor (one 1-element int tensor per dim), which wins
+/// over the attribute.
+void expand_v2(const Tensor& x, const Tensor* shape, const Tensor* const* shape_list, int num_shape_list,
+               Tensor& out, const ExpandV2Attrs& attrs);
+/// X@GRAD = Out@GRAD summed over the repeated positions.
+void expand_v2_grad(const Tensor& x, const Tensor* shape, const Tensor* const* shape_list, int num_shape_list,
+                    const Tensor& out_grad, Tensor* x_grad, const ExpandV2Attrs& attrs);
+
+/// Attributes of `expand_as_v2`.
+struct ExpandAsV2Attrs {
+  std::vector<int> target_shape;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("target_shape", &ExpandAsV2Attrs::target_shape);
+  }
+};
+/// Out = X broadcast to Y's shape when Y is given (its dims are exact at
+/// run time), else to target_shape.
+void expand_as_v2(const Tensor& x, const Tensor* y, Tensor& out, const ExpandAsV2Attrs& attrs);
+/// X@GRAD = Out@GRAD summed over the repeated positions.
+void expand_as_v2_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const ExpandAsV2Attrs& attrs);
+
+/// Attributes of `tile`.
+struct TileAttrs {
+  std::vector<int> repeat_times;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("repeat_times", &TileAttrs::repeat_times);
+  }
+};
+/// Out = X repeated repeat_times[i] times along dim i (the shorter of X's
+/// dims and repeat_times is padded with leading 1s). RepeatTimes (1-D int
+/// tensor) wins over repeat_times_tensor (1-element tensors), which wins
+/// over the attribute.
+void tile(const Tensor& x, const Tensor* repeat_times, const Tensor* const* repeat_list, int num_repeat_list,
+          Tensor& out, const TileAttrs& attrs);
+/// X@GRAD = the sum of Out@GRAD's tiles.
+void tile_grad(const Tensor& x, const Tensor* repeat_times, const Tensor* const* repeat_list, int num_repeat_list,
+               const Tensor& out_grad, Tensor* x_grad, const TileAttrs& attrs);
+
+/// Out = Input's dims as a 1-D int32 tensor (Input may be any dtype).
+void shape(const Tensor& input, Tensor& out);
+/// Out = Input's element count, a 0-D int64 tensor.
+void size(const Tensor& input, Tensor& out);
+
+/// Attributes of `fill_constant_batch_size_like`.
+struct FillConstantBatchSizeLikeAttrs {
+  std::vector<int> shape;
+  int dtype = 5;
+  float value = 0.0f;
+  std::string str_value;
+  int input_dim_idx = 0;
+  int output_dim_idx = 0;
+  bool force_cpu = false;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("shape", &FillConstantBatchSizeLikeAttrs::shape, kRequiredAttr);
+    f("dtype", &FillConstantBatchSizeLikeAttrs::dtype);
+    f("value", &FillConstantBatchSizeLikeAttrs::value);
+    f("str_value", &FillConstantBatchSizeLikeAttrs::str_value);
+    f("input_dim_idx", &FillConstantBatchSizeLikeAttrs::input_dim_idx);
+    f("output_dim_idx", &FillConstantBatchSizeLikeAttrs::output_dim_idx);
+    f("force_cpu", &FillConstantBatchSizeLikeAttrs::force_cpu);
+  }
+};
+/// Out = `shape` filled with the value (as fill_constant), except that dim
+/// output_dim_idx takes Input's dim input_dim_idx (the batch size).
+void fill_constant_batch_size_like(const Tensor& input, Tensor& out, const FillConstantBatchSizeLikeAttrs& attrs);
+
+}  // namespace fluidc::kernels
