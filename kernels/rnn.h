@@ -67,3 +67,37 @@ void rnn_grad(const Tensor& input, const Tensor* const* pre_state, int num_pre_s
               int num_weight_list_grad, const RnnAttrs& attrs);
 
 }  // namespace fluidc::kernels
+
+namespace fluidc::kernels {
+
+/// Attributes of `coalesce_tensor`, which the startup program of
+/// paddle.nn.LSTM/GRU/SimpleRNN runs to copy the cells' weights into one
+/// flat parameter (unused by the rnn op in static mode, but saved).
+struct CoalesceTensorAttrs {
+  bool copy_data = false;
+  bool set_constant = false;
+  float constant = 0.0f;
+  int dtype = -1;
+  bool use_align = true;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("copy_data", &CoalesceTensorAttrs::copy_data);
+    f("set_constant", &CoalesceTensorAttrs::set_constant);
+    f("constant", &CoalesceTensorAttrs::constant);
+    f("dtype", &CoalesceTensorAttrs::dtype);
+    f("use_align", &CoalesceTensorAttrs::use_align);
+  }
+};
+
+/// FusedOutput [sum of numels] = the Input tensors flattened one after the
+/// other (copy_data), or `constant` everywhere (set_constant, which also
+/// fills each Output); zeros otherwise. Output[i] keeps Input[i]'s values
+/// (Paddle makes it a view into FusedOutput). fp32 and fp64. Paddle's
+/// aligned layout (use_align) pads between tensors by a device-dependent
+/// amount and is refused.
+void coalesce_tensor(const Tensor* const* input, int num_input, Tensor* const* output, int num_output,
+                     Tensor& fused_output, const CoalesceTensorAttrs& attrs);
+
+}  // namespace fluidc::kernels

@@ -1,4 +1,4 @@
-// compiler/ops/rnn.cc - Paddle's fused recurrent op `rnn` (LSTM, GRU, simple RNN) and rnn_grad.
+// compiler/ops/rnn.cc - Paddle's fused recurrent op `rnn` (LSTM, GRU, simple RNN), rnn_grad, and the startup's coalesce_tensor.
 #include <fmt/format.h>
 
 #include "compiler/ops/attr_struct.h"
@@ -50,6 +50,23 @@ void infer_rnn_grad(ShapeCtx& c) {
   if (c.has_output("PreState@GRAD") && c.has_input("PreState")) c.set_output("PreState@GRAD", c.input("PreState"));
 }
 
+// FusedOutput: every Input flattened and joined; each Output is its Input.
+void infer_coalesce_tensor(ShapeCtx& c) {
+  const int n = c.num_inputs("Input");
+  if (n == 0) return;
+  int64_t total = 0;
+  for (int i = 0; i < n; ++i) {
+    const TensorType& x = c.input("Input", i);
+    if (!x.known) return;
+    int64_t numel = 1;
+    for (int64_t d : x.dims) numel = d < 0 || numel < 0 ? -1 : numel * d;
+    total = total < 0 || numel < 0 ? -1 : total + numel;
+  }
+  TensorType t = c.input("Input", 0);
+  t.dims = {total};
+  c.set_output("FusedOutput", t);
+}
+
 }  // namespace
 
 void add_rnn_ops(std::vector<OpDef>& t) {
@@ -65,6 +82,12 @@ void add_rnn_ops(std::vector<OpDef>& t) {
                           {"Out@GRAD", true}, {"State@GRAD", true, true}},
                .outputs = {{"Input@GRAD", true}, {"PreState@GRAD", true, true}, {"WeightList@GRAD", true, true}},
                .attrs = attrs, .attrs_struct = "RnnAttrs", .infer_shape = infer_rnn_grad});
+  // The startup program of paddle.nn.LSTM/GRU/SimpleRNN copies the cells'
+  // weights into one flat parameter with it.
+  t.push_back({.type = "coalesce_tensor", .family = "rnn", .inputs = {{"Input", false, true}},
+               .outputs = {{"Output", false, true}, {"FusedOutput"}},
+               .attrs = kernel_attrs<kernels::CoalesceTensorAttrs>(), .attrs_struct = "CoalesceTensorAttrs",
+               .infer_shape = infer_coalesce_tensor});
 }
 
 }  // namespace fluidc::ops
