@@ -11,8 +11,11 @@ and needs no parameter files.
   python3 tools/op_cases_rnn.py   # rewrites test/fixtures/op_cases/rnn/
 """
 
+import json
+
 import numpy as np
 
+import fixturelib as fl  # noqa: E402  (sets threads/env before paddle)
 import op_caselib as oc  # noqa: E402  (imports fixturelib: threads/env before paddle)
 import paddle
 from paddle.base.layer_helper import LayerHelper
@@ -56,11 +59,21 @@ def rnn_op(p, mode, T, B, I, H, layers=1, bidirec=False, time_major=False, lengt
     return [out if time_major else paddle.transpose(out, [1, 0, 2])] + state
 
 
-def case(name, *args, notes="", state_in_loss=True, grads=True, **kw):
+def case(name, *args, notes="", state_in_loss=True, grads=True, unchecked=(), **kw):
+    """One case; `unchecked`: recorded variables whose Paddle value is known
+    wrong, removed from expected/ (and meta.json) so the test skips them."""
     with oc.program(FAMILY) as p:
         outs = rnn_op(p, *args, grads=grads, **kw)
         p.case(name, outs if state_in_loss else outs[:1], notes=notes, grads=grads,
                extra=() if state_in_loss else outs[1:])
+    out = oc.OP_CASES / FAMILY / name
+    for var in unchecked:
+        (out / "expected" / f"{var}.npy").unlink()
+    if unchecked:
+        meta = json.loads((out / "meta.json").read_text())
+        meta["fetch"] = [v for v in meta["fetch"] if v not in unchecked]
+        meta["unchecked"] = list(unchecked)
+        fl.write_json(out / "meta.json", meta)
 
 
 def main():
@@ -70,8 +83,17 @@ def main():
          notes="the loss reads Out only: State@GRAD is never written and counts as zeros")
     case("lstm_2layers_bidirec", "LSTM", 4, 2, 3, 5, layers=2, bidirec=True)
     case("lstm_time_major", "LSTM", 5, 2, 3, 4, time_major=True)
+    # Paddle 2.6.2's rnn_grad gets weight_hh of the reverse direction wrong
+    # when SequenceLength pads a sequence: it disagrees with central
+    # differences of Paddle's own forward (fluidc's agrees, e.g. -0.4216 vs
+    # Paddle's -0.0651 at w_hh_l0d1[50] here), so that one gradient is not
+    # checked; every other output and gradient is. The unit test's
+    # gradcheck covers it (test/unit/kernels/rnn_test.cc).
     case("lstm_seq_len_bidirec", "LSTM", 6, 3, 4, 5, bidirec=True, lengths=[6, 3, 1],
-         notes="padded steps keep the state and output zeros")
+         unchecked=["w_hh_l0d1@GRAD"],
+         notes="padded steps keep the state and output zeros; w_hh_l0d1@GRAD unchecked: Paddle 2.6.2's "
+               "rnn_grad is wrong for the reverse direction's weight_hh with padded sequences "
+               "(disagrees with finite differences of its own forward)")
     case("gru", "GRU", 5, 3, 4, 6)
     case("gru_2layers_bidirec_time_major", "GRU", 4, 2, 3, 5, layers=2, bidirec=True, time_major=True)
     case("gru_seq_len", "GRU", 5, 3, 4, 5, lengths=[2, 5, 4])

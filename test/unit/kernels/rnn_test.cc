@@ -206,6 +206,9 @@ TEST_CASE("rnn_grad matches finite differences", "[rnn][grad][gradcheck]") {
   for (DType dt : {DType::kFP32, DType::kFP64})
     for (const char* mode : {"LSTM", "GRU", "RNN_TANH", "RNN_RELU"})
       for (bool bidirec : {false, true}) {
+        // fp32's step (1e-2) crosses relu's kink at some pre-activations;
+        // fp64's (1e-6) does not.
+        if (dt == DType::kFP32 && std::string(mode) == "RNN_RELU") continue;
         INFO(rt::dtype_name(dt) << " " << mode << " bidirec " << bidirec);
         Rnn r(mode, 3, 2, 3, 2, 2, bidirec, dt, 6);
         CHECK_GRADCHECK_OP("rnn", r.wrt(), [&](Tensor& y) { r.forward_flat(y); },
