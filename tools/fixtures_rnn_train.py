@@ -7,7 +7,9 @@ lstm_classifier: ids x[-1,16] int64 in [0, 50) -> nn.Embedding(50, 16) -> nn.LST
                  step's output -> nn.Linear(32, 2); F.cross_entropy; Adam(0.01); batch 16.
                  Label: whether token 7 occurs in the sequence (a rule the LSTM can learn).
                  Its Embedding is lookup_table_v2; its zero initial states are sized with
-                 shape + slice of the run-time batch.
+                 shape + slice of the run-time batch. Its e2e test
+                 (fluidc_train_case(lstm_classifier 16)) waits for lookup_table_v2 and shape;
+                 it passed with those families merged in.
 gru_dense:       features x[16,12,6] float32 -> nn.GRU(6, 16, num_layers=2, direction="bidirect")
                  -> the last step's output -> nn.Linear(32, 2); F.cross_entropy; Adam(0.01);
                  batch 16. Label: whether feature 0 sums to more than 0 over time. Exercises the
