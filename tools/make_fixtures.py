@@ -33,6 +33,7 @@ SCRIPTS = [
     "make_example_image_classifier.py",  # examples/image_classifier (a CNN trained on digits)
     "fixtures_cnn_train.py",    # lenet_digits (conv/pool/batch_norm training)
     "fixtures_transformer_train.py",  # bert_tiny (a BERT-tiny-shaped encoder classifier, 20 SGD steps)
+    "fixtures_rnn_train.py",    # gru_dense, lstm_classifier (the fused rnn op in training)
     "fixtures_real_models.py",  # real_models/reference/*: Paddle on the real programs with synthesized weights
     "fixtures_models.py",       # models/*: ResNet-18, MobileNetV2, an encoder saved by Paddle 2.6.2 + references
 ]

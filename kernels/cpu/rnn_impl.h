@@ -1,0 +1,91 @@
+// kernels/cpu/rnn_impl.h - private to rnn.cc and rnn_grad.cc: sizes, weight and Reserve layout, GEMM helper.
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/sgemm.h"
+#include "kernels/shapes/rnn.h"
+
+namespace fluidc::kernels::detail {
+
+enum class RnnMode { kLstm, kGru, kTanh, kRelu };
+
+/// C[M,N] = op(A) @ op(B) + beta * C, row-major. fp32 goes to the packed
+/// GEMM; fp64 (tests, gradient checks) to a plain loop.
+inline void rnn_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+                     const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  if (M == 0 || N == 0) return;
+  if (K == 0) {
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0 ? 0.0f : beta * C[i * ldc + j];
+    return;
+  }
+  packed_sgemm(ta, tb, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc);
+}
+
+inline void rnn_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda,
+                     const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
+  for (int64_t i = 0; i < M; ++i) {
+    double* c = C + i * ldc;
+    for (int64_t j = 0; j < N; ++j) c[j] = beta == 0 ? 0.0 : beta * c[j];
+    for (int64_t k = 0; k < K; ++k) {
+      const double a = ta ? A[k * lda + i] : A[i * lda + k];
+      if (a == 0) continue;
+      if (tb)
+        for (int64_t j = 0; j < N; ++j) c[j] += a * B[j * ldb + k];
+      else
+        for (int64_t j = 0; j < N; ++j) c[j] += a * B[k * ldb + j];
+    }
+  }
+}
+
+template <class T> inline T rnn_sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+
+/// The op's sizes and where each layer's data lives; validates the inputs.
+struct RnnPlan {
+  shapes::RnnDims d;
+  RnnMode mode = RnnMode::kLstm;
+  int64_t GH = 0;  ///< gate columns, G * H
+  std::vector<int64_t> lens;  ///< per sequence, empty without SequenceLength
+
+  int cells() const { return static_cast<int>(d.L * d.D); }
+  int64_t layer_in(int64_t l) const { return l == 0 ? d.I : d.D * d.H; }
+  const Tensor& w_ih(const Tensor* const* w, int64_t l, int64_t dir) const { return *w[2 * (l * d.D + dir)]; }
+  const Tensor& w_hh(const Tensor* const* w, int64_t l, int64_t dir) const { return *w[2 * (l * d.D + dir) + 1]; }
+  const Tensor& b_ih(const Tensor* const* w, int64_t l, int64_t dir) const {
+    return *w[2 * cells() + 2 * (l * d.D + dir)];
+  }
+  const Tensor& b_hh(const Tensor* const* w, int64_t l, int64_t dir) const {
+    return *w[2 * cells() + 2 * (l * d.D + dir) + 1];
+  }
+  int weight_index(int64_t l, int64_t dir, int k) const {  // k: 0 w_ih, 1 w_hh, 2 b_ih, 3 b_hh
+    return (k < 2 ? 0 : 2 * cells()) + 2 * static_cast<int>(l * d.D + dir) + (k & 1);
+  }
+  // Reserve layout (kernels/shapes/rnn.h): per cell gates, aux, hidden; then inner layer outputs.
+  int64_t cell_stride() const { return d.T * d.B * (d.G + 2) * d.H; }
+  int64_t gates_off(int64_t l, int64_t dir) const { return (l * d.D + dir) * cell_stride(); }
+  int64_t aux_off(int64_t l, int64_t dir) const { return gates_off(l, dir) + d.T * d.B * GH; }
+  int64_t hid_off(int64_t l, int64_t dir) const { return aux_off(l, dir) + d.T * d.B * d.H; }
+  int64_t layer_out_off(int64_t l) const { return d.L * d.D * cell_stride() + l * d.T * d.B * d.D * d.H; }
+  bool valid(int64_t t, int64_t b) const { return lens.empty() || t < lens[b]; }
+  /// The time index of processing step s for a direction (backward runs T-1 .. 0).
+  int64_t time_at(int64_t dir, int64_t s) const { return dir == 0 ? s : d.T - 1 - s; }
+};
+
+/// Checks Input, PreState, WeightList and SequenceLength against the
+/// attributes and fills the plan; fails with `op`'s name otherwise.
+RnnPlan rnn_plan(const char* op, const Tensor& input, const Tensor* const* pre_state, int num_pre_state,
+                 const Tensor* const* weights, int num_weights, const Tensor* sequence_length, const RnnAttrs& a);
+
+/// A per-thread grow-only buffer of n elements (index k: distinct live buffers).
+template <class T> T* rnn_buffer(int k, int64_t n) {
+  thread_local std::vector<T> bufs[8];
+  auto& v = bufs[k];
+  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+  return v.data();
+}
+
+}  // namespace fluidc::kernels::detail
