@@ -55,4 +55,43 @@ const T* channels_first(const Tensor& t, bool channel_last, int64_t channels, Co
   return buf;
 }
 
+/// The shared driver of every convolution gradient: checks Output@GRAD
+/// against geometry `g`, sizes the wanted gradients (aliases go through
+/// scratch), brings channel-last operands into channel-first order, calls
+/// `lowered(g, x, w, dy, dx, dw)` (a generic lambda over the element type;
+/// dx or dw null when not wanted) and copies dx back to channel-last.
+template <class Lowered>
+void conv_backward_driver(const char* op, const shapes::ConvGeometry& g, const Tensor& input, const Tensor& filter,
+                          const Tensor& output_grad, Tensor* input_grad, Tensor* filter_grad, Lowered lowered) {
+  require_init(op, "Output@GRAD", output_grad);
+  require_same_dtype(op, "Input", input, "Output@GRAD", output_grad);
+  if (output_grad.shape() != g.out_shape)
+    rt::fail(fmt::format("{}: Output@GRAD has shape {} but Output has {}", op, output_grad.shape().str(),
+                         g.out_shape.str()));
+  if (input_grad && input_grad == filter_grad)
+    rt::fail(fmt::format("{}: Input@GRAD and Filter@GRAD are the same tensor", op));
+  OutBuf bx(input_grad, Slot::kOut0, aliases(input_grad, {&input, &filter, &output_grad}));
+  OutBuf bw(filter_grad, Slot::kOut1, aliases(filter_grad, {&input, &filter, &output_grad, input_grad}));
+  if (bx.wanted()) bx.get().resize(input.shape(), input.dtype());
+  if (bw.wanted()) bw.get().resize(filter.shape(), filter.dtype());
+  visit_float(op, "Input", input.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* dw = bw.wanted() ? bw.get().data<T>() : nullptr;
+    if (input.numel() == 0 || output_grad.numel() == 0) {
+      if (bx.wanted()) bx.get().zero();
+      if (dw) bw.get().zero();
+      return;
+    }
+    const T* x = channels_first<T>(input, g.channel_last, g.C, ConvBuf::kInput);
+    const T* dy = channels_first<T>(output_grad, g.channel_last, g.M, ConvBuf::kOutGrad);
+    T* dx = nullptr;
+    if (bx.wanted()) dx = g.channel_last ? conv_buffer<T>(ConvBuf::kInputGrad, input.numel()) : bx.get().data<T>();
+    lowered(g, x, filter.data<T>(), dy, dx, dw);
+    if (dx && g.channel_last)
+      shuffle_channels(dx, bx.get().data<T>(), g.N, input.numel() / (g.N * g.C), g.C, false);
+  });
+  bx.finish();
+  bw.finish();
+}
+
 }  // namespace fluidc::kernels::detail

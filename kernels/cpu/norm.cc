@@ -420,6 +420,43 @@ void instance_norm(const Tensor& x, const Tensor* scale, const Tensor* bias, Ten
   });
 }
 
+namespace {
+
+/// The common part of instance_norm_grad and group_norm_grad: `stats(tag,
+/// mu, inv)` fills the mean and inverse std of each of the `groups`
+/// statistics; normalized_grad does the rest over `group(n, c)`, each group
+/// holding `count` elements.
+template <class Group, class Stats>
+void grouped_norm_grad(const char* op, const Layout& L, const Tensor& x, const Tensor* scale, const Tensor& y_grad,
+                       Tensor* x_grad, Tensor* scale_grad, Tensor* bias_grad, int64_t groups, double count,
+                       Group group, Stats stats) {
+  require_init(op, "Y@GRAD", y_grad);
+  require_same_shape(op, "X", x, "Y@GRAD", y_grad);
+  require_same_dtype(op, "X", x, "Y@GRAD", y_grad);
+  if (scale) require_vec(op, "Scale", *scale, L.c, x);
+  visit_float(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    double* mu = zeroed(Slot::kAcc, 4 * groups + 2 * L.c);
+    double* inv = mu + groups;
+    double* ds = mu + 2 * groups;
+    double* db = ds + L.c;
+    stats(tag, mu, inv);
+    OutBuf ob(x_grad, Slot::kOut0, aliases(x_grad, {&x}));
+    T* pdx = nullptr;
+    if (x_grad) {
+      ob.get().resize(x.shape(), x.dtype());
+      pdx = ob.get().data<T>();
+    }
+    normalized_grad(L, x.data<T>(), y_grad.data<T>(), scale ? scale->data<T>() : nullptr, groups, count, group, mu,
+                    inv, pdx, ds, db, db + L.c, db + L.c + groups);
+    if (x_grad) ob.finish();
+    store<T>(scale_grad, Shape{L.c}, x.dtype(), ds);
+    store<T>(bias_grad, Shape{L.c}, x.dtype(), db);
+  });
+}
+
+}  // namespace
+
 void instance_norm_grad(const Tensor& x, const Tensor* scale, const Tensor& saved_mean, const Tensor& saved_variance,
                         const Tensor& y_grad, Tensor* x_grad, Tensor* scale_grad, Tensor* bias_grad,
                         const InstanceNormAttrs& a) {
@@ -430,32 +467,15 @@ void instance_norm_grad(const Tensor& x, const Tensor* scale, const Tensor& save
   if (std::string e = shapes::instance_norm_shape(x.shape(), stats); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
   const Layout L{x.dim(0), x.dim(1), prod(x.shape(), 2, x.rank()), false};
   const int64_t P = L.n * L.c;
-  require_init(op, "Y@GRAD", y_grad);
-  require_same_shape(op, "X", x, "Y@GRAD", y_grad);
-  require_same_dtype(op, "X", x, "Y@GRAD", y_grad);
   require_vec(op, "SavedMean", saved_mean, P, x);
   require_vec(op, "SavedVariance", saved_variance, P, x);
-  if (scale) require_vec(op, "Scale", *scale, L.c, x);
-  visit_float(op, "X", x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    double* mu = zeroed(Slot::kAcc, 4 * P + 2 * L.c);
-    double* inv = mu + P;
-    double* ds = mu + 2 * P;
-    double* db = ds + L.c;
-    for (int64_t p = 0; p < P; ++p) mu[p] = saved_mean.data<T>()[p], inv[p] = saved_variance.data<T>()[p];
-    OutBuf ob(x_grad, Slot::kOut0, aliases(x_grad, {&x}));
-    T* pdx = nullptr;
-    if (x_grad) {
-      ob.get().resize(x.shape(), x.dtype());
-      pdx = ob.get().data<T>();
-    }
-    normalized_grad(L, x.data<T>(), y_grad.data<T>(), scale ? scale->data<T>() : nullptr, P,
-                    static_cast<double>(L.s), [C = L.c](int64_t n, int64_t c) { return n * C + c; }, mu, inv, pdx,
-                    ds, db, db + L.c, db + L.c + P);
-    if (x_grad) ob.finish();
-    store<T>(scale_grad, Shape{L.c}, x.dtype(), ds);
-    store<T>(bias_grad, Shape{L.c}, x.dtype(), db);
-  });
+  // SavedVariance already holds the inverse std.
+  grouped_norm_grad(op, L, x, scale, y_grad, x_grad, scale_grad, bias_grad, P, static_cast<double>(L.s),
+                    [C = L.c](int64_t n, int64_t c) { return n * C + c; },
+                    [&](auto tag, double* mu, double* inv) {
+                      using T = decltype(tag);
+                      for (int64_t p = 0; p < P; ++p) mu[p] = saved_mean.data<T>()[p], inv[p] = saved_variance.data<T>()[p];
+                    });
 }
 
 // ---- group_norm ---------------------------------------------------------------
@@ -516,35 +536,17 @@ void group_norm_grad(const Tensor& x, const Tensor* scale, const Tensor* /*bias*
   Shape stats;
   const Layout L = group_layout(op, x, a, stats);
   const int64_t G = a.groups, per = L.c / G, NG = L.n * G;
-  require_init(op, "Y@GRAD", y_grad);
-  require_same_shape(op, "X", x, "Y@GRAD", y_grad);
-  require_same_dtype(op, "X", x, "Y@GRAD", y_grad);
   require_vec(op, "Mean", mean, NG, x);
   require_vec(op, "Variance", variance, NG, x);
-  if (scale) require_vec(op, "Scale", *scale, L.c, x);
-  visit_float(op, "X", x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    double* mu = zeroed(Slot::kAcc, 4 * NG + 2 * L.c);
-    double* inv = mu + NG;
-    double* ds = mu + 2 * NG;
-    double* db = ds + L.c;
-    for (int64_t g = 0; g < NG; ++g) {
-      mu[g] = mean.data<T>()[g];
-      inv[g] = 1.0 / std::sqrt(static_cast<double>(variance.data<T>()[g]) + a.epsilon);
-    }
-    OutBuf ob(x_grad, Slot::kOut0, aliases(x_grad, {&x}));
-    T* pdx = nullptr;
-    if (x_grad) {
-      ob.get().resize(x.shape(), x.dtype());
-      pdx = ob.get().data<T>();
-    }
-    normalized_grad(L, x.data<T>(), y_grad.data<T>(), scale ? scale->data<T>() : nullptr, NG,
-                    static_cast<double>(per * L.s), [G, per](int64_t n, int64_t c) { return n * G + c / per; }, mu,
-                    inv, pdx, ds, db, db + L.c, db + L.c + NG);
-    if (x_grad) ob.finish();
-    store<T>(scale_grad, Shape{L.c}, x.dtype(), ds);
-    store<T>(bias_grad, Shape{L.c}, x.dtype(), db);
-  });
+  grouped_norm_grad(op, L, x, scale, y_grad, x_grad, scale_grad, bias_grad, NG, static_cast<double>(per * L.s),
+                    [G, per](int64_t n, int64_t c) { return n * G + c / per; },
+                    [&](auto tag, double* mu, double* inv) {
+                      using T = decltype(tag);
+                      for (int64_t g = 0; g < NG; ++g) {
+                        mu[g] = mean.data<T>()[g];
+                        inv[g] = 1.0 / std::sqrt(static_cast<double>(variance.data<T>()[g]) + a.epsilon);
+                      }
+                    });
 }
 
 }  // namespace fluidc::kernels
