@@ -204,7 +204,9 @@ void pool_backward(const PoolGeom& g, const T* x, const T* y, const T* dy, T* dx
     for (int64_t p = b0; p < e0; ++p) {
       const T* xp = x + p * in_plane * C;
       T* dxp = dx + p * in_plane * C;
-      const T* yp = y + p * out_plane * C;
+      // Average pooling reads no Out (the caller may pass none): no pointer
+      // arithmetic on a null y.
+      const T* yp = g.max ? y + p * out_plane * C : nullptr;
       const T* dyp = dy + p * out_plane * C;
       for (int64_t k = 0; k < in_plane * C; ++k) dxp[k] = T(0);
       for (int64_t od = 0; od < OD; ++od)
