@@ -225,13 +225,7 @@ void run_forward(const char* op, int nsp, const Tensor& input, const Tensor& fil
       const T* x = channels_first<T>(input, g.channel_last, g.C, ConvBuf::kInput);
       T* y = g.channel_last ? conv_buffer<T>(ConvBuf::kOutput, out.numel()) : out.data<T>();
       forward<T>(g, x, filter.data<T>(), y);
-      const int64_t P = out.numel() / (g.N * g.M);
-      if (bias)
-        for (int64_t i = 0; i < g.N * g.M; ++i) {
-          const T b = bias->data<T>()[i % g.M];
-          for (int64_t p = 0; p < P; ++p) y[i * P + p] += b;
-        }
-      if (g.channel_last) shuffle_channels(y, out.data<T>(), g.N, P, g.M, false);
+      finish_conv_output(g, y, bias, out);
       if (residual)
         for (int64_t i = 0; i < out.numel(); ++i) out.data<T>()[i] += residual->data<T>()[i];
     });

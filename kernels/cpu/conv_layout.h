@@ -55,6 +55,20 @@ const T* channels_first(const Tensor& t, bool channel_last, int64_t channels, Co
   return buf;
 }
 
+/// The common end of the convolution forwards: y (channel-first, N x M
+/// channels x P positions) gets the per-channel bias, if any, and is copied
+/// into `out` when the op's layout is channel-last (y is then a scratch buffer).
+template <class T>
+void finish_conv_output(const shapes::ConvGeometry& g, T* y, const Tensor* bias, Tensor& out) {
+  const int64_t P = out.numel() / (g.N * g.M);
+  if (bias)
+    for (int64_t i = 0; i < g.N * g.M; ++i) {
+      const T b = bias->data<T>()[i % g.M];
+      for (int64_t p = 0; p < P; ++p) y[i * P + p] += b;
+    }
+  if (g.channel_last) shuffle_channels(y, out.data<T>(), g.N, P, g.M, false);
+}
+
 /// The shared driver of every convolution gradient: checks Output@GRAD
 /// against geometry `g`, sizes the wanted gradients (aliases go through
 /// scratch), brings channel-last operands into channel-first order, calls

@@ -169,8 +169,7 @@ void batch_norm(const Tensor& x, const Tensor& scale, const Tensor& bias, const 
   require_init(op, "X", x);
   int cdim = 0;
   Shape stats;
-  if (std::string e = shapes::batch_norm_shape(x.shape(), a, cdim, stats); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::batch_norm_shape(x.shape(), a, cdim, stats));
   const int64_t C = x.dim(cdim);
   for (auto [role, t] : {std::pair{"Scale", &scale}, {"Bias", &bias}, {"Mean", &mean}, {"Variance", &variance}})
     require_vec(op, role, *t, C, x);
@@ -248,8 +247,7 @@ void batch_norm_grad(const Tensor& x, const Tensor& scale, const Tensor* /*bias*
   require_init(op, "X", x);
   int cdim = 0;
   Shape stats;
-  if (std::string e = shapes::batch_norm_shape(x.shape(), a, cdim, stats); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::batch_norm_shape(x.shape(), a, cdim, stats));
   const int64_t C = x.dim(cdim);
   require_init(op, "Y@GRAD", y_grad);
   require_same_shape(op, "X", x, "Y@GRAD", y_grad);
@@ -311,8 +309,7 @@ void layer_norm(const Tensor& x, const Tensor* scale, const Tensor* bias, Tensor
   require_init(op, "X", x);
   int64_t left = 0, right = 0;
   Shape stats;
-  if (std::string e = shapes::layer_norm_shape(x.shape(), a, left, right, stats); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::layer_norm_shape(x.shape(), a, left, right, stats));
   if (scale) require_vec(op, "Scale", *scale, right, x);
   if (bias) require_vec(op, "Bias", *bias, right, x);
   visit_float(op, "X", x.dtype(), [&](auto tag) {
@@ -350,8 +347,7 @@ void layer_norm_grad(const Tensor& x, const Tensor* scale, const Tensor* /*bias*
   require_init(op, "X", x);
   int64_t left = 0, right = 0;
   Shape stats;
-  if (std::string e = shapes::layer_norm_shape(x.shape(), a, left, right, stats); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::layer_norm_shape(x.shape(), a, left, right, stats));
   require_init(op, "Y@GRAD", y_grad);
   require_same_shape(op, "X", x, "Y@GRAD", y_grad);
   require_same_dtype(op, "X", x, "Y@GRAD", y_grad);
@@ -392,7 +388,7 @@ void instance_norm(const Tensor& x, const Tensor* scale, const Tensor* bias, Ten
   const char* op = "instance_norm";
   require_init(op, "X", x);
   Shape stats;
-  if (std::string e = shapes::instance_norm_shape(x.shape(), stats); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::instance_norm_shape(x.shape(), stats));
   const Layout L{x.dim(0), x.dim(1), prod(x.shape(), 2, x.rank()), false};
   if (scale) require_vec(op, "Scale", *scale, L.c, x);
   if (bias) require_vec(op, "Bias", *bias, L.c, x);
@@ -464,7 +460,7 @@ void instance_norm_grad(const Tensor& x, const Tensor* scale, const Tensor& save
   const char* op = "instance_norm_grad";
   require_init(op, "X", x);
   Shape stats;
-  if (std::string e = shapes::instance_norm_shape(x.shape(), stats); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::instance_norm_shape(x.shape(), stats));
   const Layout L{x.dim(0), x.dim(1), prod(x.shape(), 2, x.rank()), false};
   const int64_t P = L.n * L.c;
   require_vec(op, "SavedMean", saved_mean, P, x);
@@ -485,8 +481,7 @@ namespace {
 Layout group_layout(const char* op, const Tensor& x, const GroupNormAttrs& a, Shape& stats) {
   require_init(op, "X", x);
   int cdim = 0;
-  if (std::string e = shapes::group_norm_shape(x.shape(), a, cdim, stats); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::group_norm_shape(x.shape(), a, cdim, stats));
   Layout L;
   L.n = x.dim(0);
   L.c = x.dim(cdim);
