@@ -49,6 +49,10 @@ void check_op_output(const OpSite& site, const Tensor& t, const char* name) {
        " of " + dtype_name(t.dtype()) + t.shape().str() + " (the first non-finite value of the run)");
 }
 
+void check_op_output_if(bool enabled, const OpSite& site, const Tensor& t, const char* name) {
+  if (enabled) [[unlikely]] check_op_output(site, t, name);
+}
+
 bool all_finite(const Tensor& t) {
   if (!t.initialized()) return true;
   switch (t.dtype()) {

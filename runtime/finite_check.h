@@ -26,5 +26,11 @@ struct OpSite;
 /// and cold: the call sites stay small, behind a branch never taken
 /// without the flag.
 [[gnu::cold]] void check_op_output(const OpSite& site, const Tensor& t, const char* name);
+/// The form generated code writes after each op: check_op_output when
+/// `enabled` (the model's --check-nan flag), else nothing. A call per output
+/// instead of a branch at every call site: 10,000 `if (check_nan_)` blocks
+/// were ~28% of clang's time on a 10,000-op program (docs/performance.md);
+/// a call that returns at once costs a few nanoseconds per op.
+[[gnu::noinline]] void check_op_output_if(bool enabled, const OpSite& site, const Tensor& t, const char* name);
 
 }  // namespace fluidc::rt

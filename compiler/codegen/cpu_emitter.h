@@ -45,6 +45,10 @@ struct EmittedProgram {
   std::string source;         ///< the target's source file (model.cc)
   std::string cpp_namespace;  ///< where the class `Model` and `model_info()` are
   std::string params_symbol;  ///< the linker symbol of embedded params (when embed_params)
+  /// More translation units (file name, text) holding pieces of very long
+  /// blocks, so the compiler can work on them in parallel; empty for most
+  /// programs. They compile and link together with `source`.
+  std::vector<std::pair<std::string, std::string>> shards;
 };
 
 /// Generates the program as a class `<namespace>::Model` deriving from

@@ -63,6 +63,15 @@ class Target {
   virtual std::vector<std::pair<std::string, std::string>> params_files(const std::string& symbol) const = 0;
   /// argv that compiles and links the recipe's sources into its output.
   virtual std::vector<std::string> compile_command(const BuildRecipe& recipe) const = 0;
+  /// argv that compiles one source of the recipe (a file name in
+  /// source_dir) into the object file `object`, for builds that compile
+  /// several translation units in parallel...
+  virtual std::vector<std::string> object_command(const BuildRecipe& recipe, const std::string& source,
+                                                  const std::string& object) const = 0;
+  /// ...and the argv that links them: `inputs` are paths of objects and of
+  /// sources still to compile (params.S), with the flags compile_command uses.
+  virtual std::vector<std::string> link_command(const BuildRecipe& recipe,
+                                                const std::vector<std::string>& inputs) const = 0;
   /// A CMakeLists.txt that builds the same sources into `model` (an
   /// executable, or a static library when recipe.library).
   virtual std::string cmake_lists(const BuildRecipe& recipe) const = 0;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <spawn.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -149,6 +150,10 @@ BuildRecipe write_sources(const Prepared& p, const fs::path& dir, const BuildOpt
   r.library = !o.emit_main;
   r.sources.push_back(target().source_file());
   write_text(dir / r.sources.back(), p.program.source);
+  for (const auto& [name, text] : p.program.shards) {
+    write_text(dir / name, text);
+    r.sources.push_back(name);
+  }
   if (!p.params_blob.empty()) {
     write_text(dir / "params.bin", p.params_blob);
     for (const auto& [name, text] : target().params_files(p.program.params_symbol)) {
@@ -159,7 +164,7 @@ BuildRecipe write_sources(const Prepared& p, const fs::path& dir, const BuildOpt
   return r;
 }
 
-int run_command(const std::vector<std::string>& argv, bool verbose) {
+pid_t spawn_command(const std::vector<std::string>& argv, bool verbose) {
   if (verbose) fmt::print(stderr, "{}\n", fmt::join(argv, " "));
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -167,9 +172,62 @@ int run_command(const std::vector<std::string>& argv, bool verbose) {
   pid_t pid;
   if (posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0)
     user_error(fmt::format("cannot run the C++ compiler '{}' (set $CXX to choose another)", argv[0]));
+  return pid;
+}
+
+int run_command(const std::vector<std::string>& argv, bool verbose) {
+  const pid_t pid = spawn_command(argv, verbose);
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+// How many compiles may run at once: the CPUs this process may use.
+size_t parallel_jobs() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return 1;
+}
+
+// Runs the commands, at most `jobs` at a time; the first failure's exit
+// status (the others still finish), else 0.
+int run_commands(const std::vector<std::vector<std::string>>& cmds, size_t jobs, bool verbose) {
+  std::vector<pid_t> running;
+  int rc = 0;
+  auto wait_one = [&] {
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) internal_error("lost track of a compile process");
+    running.erase(std::remove(running.begin(), running.end(), pid), running.end());
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    if (rc == 0) rc = code;
+  };
+  for (const auto& argv : cmds) {
+    while (running.size() >= jobs) wait_one();
+    running.push_back(spawn_command(argv, verbose));
+  }
+  while (!running.empty()) wait_one();
+  return rc;
+}
+
+// Builds the recipe: one compile-and-link command, or, when the program came
+// in several translation units, each compiled in parallel and then linked.
+int compile_and_link(const Prepared& p, const BuildRecipe& recipe, bool verbose) {
+  if (p.program.shards.empty()) return run_command(target().compile_command(recipe), verbose);
+  std::vector<std::vector<std::string>> compiles;
+  std::vector<std::string> inputs;
+  const size_t units = 1 + p.program.shards.size();  // model.cc, then the shards, lead recipe.sources
+  for (size_t i = 0; i < recipe.sources.size(); ++i) {
+    const std::string& source = recipe.sources[i];
+    if (i >= units) {
+      inputs.push_back(recipe.source_dir + "/" + source);  // compiled by the link command (params.S)
+      continue;
+    }
+    inputs.push_back(recipe.source_dir + "/" + source + ".o");
+    compiles.push_back(target().object_command(recipe, source, inputs.back()));
+  }
+  if (int rc = run_commands(compiles, parallel_jobs(), verbose); rc != 0) return rc;
+  return run_command(target().link_command(recipe, inputs), verbose);
 }
 
 }  // namespace
@@ -189,7 +247,7 @@ void build_executable(const BuildOptions& o) {
   }
   BuildRecipe recipe = write_sources(p, dir, o);
   recipe.output = fs::absolute(o.output).string();
-  int rc = run_command(target().compile_command(recipe), o.verbose);
+  int rc = compile_and_link(p, recipe, o.verbose);
   if (temp) fs::remove_all(dir);
   if (rc != 0)
     internal_error(fmt::format("the C++ compiler failed on generated code (exit {}); rerun with --save-temps DIR -v "

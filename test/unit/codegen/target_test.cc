@@ -91,3 +91,36 @@ TEST_CASE("$FLUIDC_CXXFLAGS is appended to the compile command, split at spaces"
   CHECK(cmd[cmd.size() - 2] == "-fsanitize=address");
   CHECK(cmd.back() == "-O0");  // last, so it overrides fluidc's own -O
 }
+
+TEST_CASE("a program in several translation units: one object per source, then one link", "[target]") {
+  ::unsetenv("CXX");
+  const char* was = std::getenv("FLUIDC_CXXFLAGS");
+  const std::string saved = was ? was : "";
+  ::setenv("FLUIDC_CXXFLAGS", "-fsanitize=address", 1);
+  const auto obj = cpu_target().object_command(recipe(), "model_shard1.cc", "/tmp/b/model_shard1.cc.o");
+  const auto link = cpu_target().link_command(recipe(), {"/tmp/b/model.cc.o", "/tmp/b/model_shard1.cc.o"});
+  const auto link_params = cpu_target().link_command(recipe(), {"/tmp/b/model.cc.o", "/src/params.S"});
+  if (was) ::setenv("FLUIDC_CXXFLAGS", saved.c_str(), 1);
+  else ::unsetenv("FLUIDC_CXXFLAGS");
+  CHECK(has(obj, "-c"));
+  CHECK(has(obj, "/src/model_shard1.cc"));
+  CHECK(has(obj, "-O3"));
+  CHECK(!has(obj, "-lfluidc_runtime"));
+  CHECK(obj.back() == "-fsanitize=address");
+  auto o = std::find(obj.begin(), obj.end(), "-o");
+  REQUIRE(o + 1 < obj.end());
+  CHECK(o[1] == "/tmp/b/model_shard1.cc.o");
+  CHECK(has(link, "/tmp/b/model_shard1.cc.o"));
+  CHECK(has(link, "-lfluidc_kernels"));
+  CHECK(!has(link, "-c"));
+  CHECK(!has(link, "-Wa,-I/src"));  // nothing left to assemble
+  CHECK(has(link_params, "-Wa,-I/src"));
+  CHECK(link.back() == "-fsanitize=address");
+}
+
+TEST_CASE("the emitted CMakeLists applies $FLUIDC_CXXFLAGS read at configure time", "[target]") {
+  const std::string cm = cpu_target().cmake_lists(recipe());
+  CHECK(cm.find("set(FLUIDC_CXXFLAGS \"$ENV{FLUIDC_CXXFLAGS}\" CACHE STRING") != std::string::npos);
+  CHECK(cm.find("target_compile_options(model PRIVATE ${fluidc_extra_flags})") != std::string::npos);
+  CHECK(cm.find("target_link_options(model PRIVATE ${fluidc_extra_flags})") != std::string::npos);
+}
