@@ -113,7 +113,11 @@ Loaded load_inputs(const BuildOptions& o) {
   CheckedProgram main = load_checked(o.main_path);
   fmt::print(stderr, "{}", main.diags.str());  // warnings (e.g. declared dims the inferred ones replace)
   Loaded in{std::move(main.program), std::nullopt};
-  if (!o.startup_path.empty()) in.startup.emplace(load_checked(o.startup_path).program);
+  if (!o.startup_path.empty()) {
+    CheckedProgram startup = load_checked(o.startup_path);
+    fmt::print(stderr, "{}", startup.diags.str());
+    in.startup.emplace(std::move(startup.program));
+  }
   return in;
 }
 

@@ -133,11 +133,16 @@ void fill_constant(const Tensor* value_tensor, const Tensor* shape_tensor, const
   const char* op = "fill_constant";
   const DType dt = dtype_from_code(op, "dtype", attrs.dtype);
   const Shape s = shape_in_effect(op, shape_tensor, shape_list, num_shape_list, attrs.shape);
-  // Read before out is resized: the value tensor may be out itself.
+  // Read before out is resized: the value tensor may be out itself. An
+  // integer value is kept as one: an int64 above 2^53 does not survive a double.
   const double run_time_value = value_tensor ? scalar_of(op, "ValueTensor", *value_tensor) : 0;
+  const bool integral_value = value_tensor && (value_tensor->dtype() == DType::kInt32 ||
+                                               value_tensor->dtype() == DType::kInt64);
+  const int64_t run_time_int = integral_value ? int_at(op, "ValueTensor", *value_tensor, 0) : 0;
   visit_all(op, "dtype", dt, [&](auto tag) {
     using T = decltype(tag);
-    const T v = value_tensor              ? convert<T>(run_time_value)
+    const T v = integral_value            ? convert<T>(run_time_int)
+                : value_tensor            ? convert<T>(run_time_value)
                 : attrs.str_value.empty() ? convert<T>(attrs.value)
                                           : parse_value<T>(op, attrs.str_value);
     out.resize(s, dt);

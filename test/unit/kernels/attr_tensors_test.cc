@@ -73,6 +73,12 @@ TEST_CASE("fill_constant: ShapeTensor, ShapeTensorList and ValueTensor win over 
   // The value may be the output itself (a loop accumulator refilled).
   kernels::fill_constant(&out, &shape, nullptr, 0, out, a);
   CHECK(values(out) == std::vector<double>(6, 2.5));
+  // An int64 value keeps every digit (2^53 + 1 is not a double).
+  Tensor big = i64(Shape{1}, {9007199254740993LL});
+  a.dtype = static_cast<int>(DType::kInt64);
+  kernels::fill_constant(&big, nullptr, nullptr, 0, out, a);
+  CHECK(out.data<int64_t>()[0] == 9007199254740993LL);
+  a.dtype = static_cast<int>(DType::kFP32);
   Tensor neg = i32(Shape{2}, {2, -1});
   CHECK_THROWS_AS(kernels::fill_constant(nullptr, &neg, nullptr, 0, out, a), rt::Error);
   Tensor two = f32(Shape{2}, {1, 2});
