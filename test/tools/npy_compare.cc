@@ -3,8 +3,10 @@
 // usage: npy_compare ACTUAL EXPECTED [--rtol R] [--atol A]
 // An element passes when |actual - expected| <= atol + rtol * |expected|.
 // Shapes and dtypes must match exactly. Exit 0 on match, 1 on mismatch.
-// Files ending in .pdiparams are compared as Paddle combined parameter files:
-// record by record, in file order.
+// Other files than .npy are read as Paddle tensor records (combined
+// .pdiparams files, or the one-record files of save_vars / --save-dir) and
+// compared record by record, in file order; a one-record file compares
+// with a .npy.
 // usage: npy_compare --head N IN OUT   writes the first N rows of IN to OUT
 // (a test's first batch of a data file).
 #include <algorithm>
@@ -51,6 +53,14 @@ std::vector<Tensor> read_records(const std::string& path) {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A .npy file's array, or every record of a tensor-record file.
+std::vector<Tensor> read_tensors(const std::string& path) {
+  if (!ends_with(path, ".npy")) return read_records(path);
+  std::vector<Tensor> one(1);
+  fluidc::rt::read_npy(path, one[0]);
+  return one;
 }
 
 // Compares one pair of tensors; prints a line and returns whether they match.
@@ -113,20 +123,20 @@ int main(int argc, char** argv) {
     else { std::fprintf(stderr, "npy_compare: unknown option %s\n", argv[i]); return 2; }
   }
   try {
-    if (ends_with(argv[1], ".pdiparams")) {
-      std::vector<Tensor> a = read_records(argv[1]), e = read_records(argv[2]);
-      if (a.size() != e.size()) {
-        std::printf("MISMATCH: %zu records in %s, %zu in %s\n", a.size(), argv[1], e.size(), argv[2]);
-        return 1;
-      }
-      bool ok = true;
-      for (size_t i = 0; i < e.size(); ++i) ok &= compare(a[i], e[i], "record " + std::to_string(i), rtol, atol);
-      return ok ? 0 : 1;
+    if (ends_with(argv[1], ".npy") && ends_with(argv[2], ".npy")) {
+      Tensor a, e;
+      fluidc::rt::read_npy(argv[1], a);
+      fluidc::rt::read_npy(argv[2], e);
+      return compare(a, e, argv[1], rtol, atol) ? 0 : 1;
     }
-    Tensor a, e;
-    fluidc::rt::read_npy(argv[1], a);
-    fluidc::rt::read_npy(argv[2], e);
-    return compare(a, e, argv[1], rtol, atol) ? 0 : 1;
+    std::vector<Tensor> a = read_tensors(argv[1]), e = read_tensors(argv[2]);
+    if (a.size() != e.size()) {
+      std::printf("MISMATCH: %zu records in %s, %zu in %s\n", a.size(), argv[1], e.size(), argv[2]);
+      return 1;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < e.size(); ++i) ok &= compare(a[i], e[i], "record " + std::to_string(i), rtol, atol);
+    return ok ? 0 : 1;
   } catch (const fluidc::rt::Error& err) {
     std::printf("ERROR: %s\n", err.what());
     return 1;

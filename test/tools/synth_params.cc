@@ -1,6 +1,8 @@
 // test/tools/synth_params.cc - writes a program's persistable float tensors from a fixed formula (real-model tests).
 //
 // usage: synth_params PROGRAM OUT.pdiparams
+//        synth_params --parameters PROGRAM OUT.pdiparams   (only the variables marked is_parameter:
+//                     a trainer's weights, its optimizer state left to the startup program)
 //        synth_params --input NAME D0,D1,... OUT.npy   (a model input: u_i itself, in [0, 1))
 // Real programs come without weights, and committing ResNet-sized weights
 // would bloat the repository; instead the fixture script
@@ -75,17 +77,20 @@ int write_input(const std::string& name, const std::string& dims, const std::str
 
 int main(int argc, char** argv) {
   const bool input = argc == 5 && std::string(argv[1]) == "--input";
-  if (argc != 3 && !input) {
-    std::fprintf(stderr, "usage: synth_params PROGRAM OUT.pdiparams | --input NAME D0,D1,... OUT.npy\n");
+  const bool parameters_only = argc == 4 && std::string(argv[1]) == "--parameters";
+  if (argc != 3 && !input && !parameters_only) {
+    std::fprintf(stderr, "usage: synth_params [--parameters] PROGRAM OUT.pdiparams | --input NAME D0,D1,... OUT.npy\n");
     return 2;
   }
   try {
     if (input) return write_input(argv[2], argv[3], argv[4]);
-    const auto prog = fluidc::Program::load(argv[1]);
+    const char* program = argv[parameters_only ? 2 : 1];
+    const char* out = argv[parameters_only ? 3 : 2];
+    const auto prog = fluidc::Program::load(program);
     std::vector<std::string> names;
     std::vector<fluidc::rt::Tensor> tensors;
     for (const auto& v : prog.block(0).vars()) {
-      if (!v.persistable() || !fluidc::is_dense_tensor(v)) continue;
+      if (!v.persistable() || !fluidc::is_dense_tensor(v) || (parameters_only && !v.is_parameter())) continue;
       const auto& td = v.type().lod_tensor().tensor();
       if (td.data_type() != fluidc::pb::VarType::FP32) {
         std::fprintf(stderr, "synth_params: %s is not float32\n", v.name().c_str());
@@ -99,8 +104,8 @@ int main(int argc, char** argv) {
     }
     std::vector<const fluidc::rt::Tensor*> ptrs;
     for (const auto& t : tensors) ptrs.push_back(&t);
-    fluidc::rt::write_combined_params(argv[2], names, ptrs);
-    std::printf("%zu tensors written to %s\n", names.size(), argv[2]);
+    fluidc::rt::write_combined_params(out, names, ptrs);
+    std::printf("%zu tensors written to %s\n", names.size(), out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "synth_params: %s\n", e.what());
     return 1;
