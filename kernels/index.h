@@ -17,9 +17,11 @@ using fluidc::rt::Tensor;
 
 /// Attributes of `lookup_table_v2` (paddle.nn.functional.embedding).
 struct LookupTableV2Attrs {
-  int64_t padding_idx = -1;  ///< rows of this id read as zeros and get no gradient; -1: none
-  /// Paddle then makes a SelectedRows gradient; fluidc has no such type and
-  /// always produces the dense W@GRAD (same values).
+  /// Rows of this id read as zeros and get no gradient (but see is_sparse); -1: none.
+  int64_t padding_idx = -1;
+  /// Paddle then makes a SelectedRows gradient, which fluidc holds as the
+  /// dense W@GRAD (compiler/analysis/dense_rows.h); Paddle's sparse kernel
+  /// gives the padding row its gradient, and so does this one then.
   bool is_sparse = false;
 
   template <class F>

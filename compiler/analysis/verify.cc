@@ -110,10 +110,20 @@ void verify_slots(const Program& prog, int b, int i, const ops::OpDef& def, bool
                                 v.parameter(), b));
         continue;
       }
-      if (slot->holds != pb::VarType::RAW && var->type().type() != slot->holds)
-        diags.error(prog.loc(b, i, name), fmt::format("{} {} is a {}, but {} takes a {} there", kind,
-                                                      v.parameter(), pb::VarType::Type_Name(var->type().type()),
-                                                      def.type, pb::VarType::Type_Name(slot->holds)));
+      if (slot->holds != pb::VarType::RAW && var->type().type() != slot->holds) {
+        // A sparse gradient left sparse by densify_selected_rows: another of its ops cannot hold it densely.
+        const bool rows = var->type().type() == pb::VarType::SELECTED_ROWS;
+        if (rows && slot->rows_as_dense)
+          diags.error(prog.loc(b, i, name),
+                      fmt::format("{} {} is a SELECTED_ROWS (a sparse gradient), which fluidc holds densely only "
+                                  "when every op using it can; another op here cannot (see its error)",
+                                  kind, v.parameter()));
+        else
+          diags.error(prog.loc(b, i, name), fmt::format("{} {} is a {}{}, but {} takes a {} there", kind,
+                                                        v.parameter(), pb::VarType::Type_Name(var->type().type()),
+                                                        rows ? " (a sparse gradient)" : "", def.type,
+                                                        pb::VarType::Type_Name(slot->holds)));
+      }
     }
   }
   for (const auto& slot : defs) {

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "compiler/analysis/dense_rows.h"
 #include "compiler/analysis/shape_infer.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/registry.h"
@@ -16,6 +17,7 @@ CheckedProgram load_checked(const std::string& path) { return check_program(Prog
 
 CheckedProgram check_program(Program program) {
   CheckedProgram c{std::move(program), {}, {}};
+  densify_selected_rows(c.program);  // before the verifier, which takes them for dense tensors
   verify_program(c.program, c.diags);
   c.diags.throw_if_errors();
   c.types = infer_shapes(c.program, c.diags);

@@ -144,7 +144,8 @@ void add_index_ops(std::vector<OpDef>& t) {
                .attrs = lookup_attrs, .attrs_struct = "LookupTableV2Attrs", .grad = "lookup_table_v2_grad",
                .infer_shape = infer_lookup_table_v2});
   t.push_back({.type = "lookup_table_v2_grad", .family = "index", .inputs = {{"Ids"}, {"W"}, {"Out@GRAD"}},
-               .outputs = {{"W@GRAD", true}}, .attrs = lookup_attrs, .attrs_struct = "LookupTableV2Attrs",
+               .outputs = {{.name = "W@GRAD", .optional = true, .rows_as_dense = true}}, .attrs = lookup_attrs,
+               .attrs_struct = "LookupTableV2Attrs",
                .infer_shape = shape_rules::grads_like_inputs});
 
   const auto gather_attrs = kernel_attrs<kernels::GatherAttrs>();

@@ -25,6 +25,10 @@ struct SlotDef {
   /// Paddle's step scopes, or the feed/fetch holders; RAW accepts any kind
   /// (the variable lists of conditional_block and while).
   pb::VarType::Type holds = pb::VarType::LOD_TENSOR;
+  /// A SELECTED_ROWS variable here (Paddle's sparse gradient of an
+  /// embedding) may be held as the dense tensor it stands for, absent rows
+  /// zero: the op's result is the same either way (compiler/analysis/dense_rows.h).
+  bool rows_as_dense = false;
 };
 
 /// An attribute the op understands. Attributes not listed are kept in the

@@ -37,12 +37,18 @@ const OptimizerDef kAdam{
 
 void add_optimizer_ops(std::vector<OpDef>& t) {
   const unsigned traits = kOptimizer | kSideEffect;
-  t.push_back({.type = "sgd", .family = "optimizer", .inputs = {{"Param"}, {"LearningRate"}, {"Grad"}},
+  // Paddle's sparse sgd and momentum give every row the update a zero
+  // gradient gives it: the dense update. Its sparse adam does not (without
+  // lazy_mode it takes the bias correction of the next step: the first
+  // update of a row is 0.744 lr, not lr, measured against Paddle 2.6.2),
+  // so adam refuses a SELECTED_ROWS gradient.
+  const SlotDef grad{.name = "Grad", .rows_as_dense = true};
+  t.push_back({.type = "sgd", .family = "optimizer", .inputs = {{"Param"}, {"LearningRate"}, grad},
                .outputs = {{"ParamOut"}}, .traits = traits, .infer_shape = shape_rules::outs_like_inputs,
                .optimizer = &kSgd});
   t.push_back({.type = "momentum",
                .family = "optimizer",
-               .inputs = {{"Param"}, {"Grad"}, {"Velocity"}, {"LearningRate"}},
+               .inputs = {{"Param"}, grad, {"Velocity"}, {"LearningRate"}},
                .outputs = {{"ParamOut"}, {"VelocityOut"}},
                .attrs = kernel_attrs<kernels::MomentumAttrs>(),
                .attrs_struct = "MomentumAttrs",

@@ -111,7 +111,10 @@ void add_reduce_ops(std::vector<OpDef>& t) {
   // sum is how Paddle's backward adds up several gradients of one variable.
   // Paddle has no sum_grad op (its backward copies the gradient to each
   // input), so no grad op is named; the autodiff pass will own that rule.
-  t.push_back({.type = "sum", .family = "reduce", .inputs = {{"X", false, true}}, .outputs = {{"Out"}},
+  // Sparse gradients of a shared embedding are summed by `sum`, rows merged: the dense sum.
+  t.push_back({.type = "sum", .family = "reduce",
+               .inputs = {{.name = "X", .duplicable = true, .rows_as_dense = true}},
+               .outputs = {{.name = "Out", .rows_as_dense = true}},
                .infer_shape = infer_sum});
 }
 

@@ -99,7 +99,11 @@ void lookup_table_v2_grad(const Tensor& ids, const Tensor& w, const Tensor& out_
     const T* dy = out_grad.data<T>();
     std::fill(gd, gd + rows * d, T(0));
     for (int64_t i = 0; i < n; ++i) {
-      if (idx[i] == pad) continue;  // padding rows get no gradient
+      // Padding rows get no gradient, except with is_sparse: Paddle 2.6.2's
+      // sparse gradient kernel gives them one like any other row (seen in
+      // test/fixtures/embedding_sparse_*: its padding row trains).
+      // (A padding id outside the table is never a row to write.)
+      if (idx[i] == pad && (!a.is_sparse || pad < 0 || pad >= rows)) continue;
       T* dst = gd + idx[i] * d;
       const T* src = dy + i * d;
       for (int64_t j = 0; j < d; ++j) dst[j] += src[j];
