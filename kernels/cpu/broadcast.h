@@ -108,8 +108,7 @@ inline StridedSpace<3> binary_space(const Shape& xa, const Shape& ya, const Shap
 /// which the compiler's shape inference runs too); fails with the op's name.
 inline void align_binary(const char* op, const Shape& x, const Shape& y, int axis, Shape& xa,
                          Shape& ya, Shape& out) {
-  if (std::string e = shapes::broadcast_paddle(x, y, axis, xa, ya, out); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::broadcast_paddle(x, y, axis, xa, ya, out));
 }
 
 }  // namespace fluidc::kernels::detail

@@ -195,8 +195,7 @@ void check_operands(const char* op, const Tensor& input, const Tensor& filter) {
 ConvGeometry geometry(const char* op, int nsp, const Tensor& input, const Tensor& filter, const ConvAttrs& a) {
   check_operands(op, input, filter);
   ConvGeometry g;
-  if (std::string e = shapes::conv_shape(input.shape(), filter.shape(), a, nsp, g); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::conv_shape(input.shape(), filter.shape(), a, nsp, g));
   return g;
 }
 

@@ -69,8 +69,7 @@ ConvGeometry geometry(const char* op, const Tensor& input, const Tensor& filter,
   require_init(op, "Filter", filter);
   require_same_dtype(op, "Input", input, "Filter", filter);
   ConvGeometry g;
-  if (std::string e = shapes::conv_transpose_shape(input.shape(), filter.shape(), a, 2, g); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::conv_transpose_shape(input.shape(), filter.shape(), a, 2, g));
   return g;
 }
 

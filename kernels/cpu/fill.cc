@@ -21,7 +21,7 @@ namespace {
 
 Shape shape_from_attr(const char* op, const std::vector<int64_t>& v) {
   Shape s;
-  if (std::string e = shapes::shape_attr_shape(v, s); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::shape_attr_shape(v, s));
   return s;
 }
 

@@ -84,8 +84,7 @@ void softmax_with_cross_entropy(const Tensor& logits, const Tensor& label, Tenso
   require_init(op, "Label", label);
   int axis = 0;
   Shape loss_shape;
-  if (std::string e = shapes::softmax_xent_shape(logits.shape(), attrs, axis, loss_shape); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::softmax_xent_shape(logits.shape(), attrs, axis, loss_shape));
   if (&softmax == &loss) rt::fail(fmt::format("{}: Softmax and Loss are the same tensor", op));
   const AxisSplit sp = split_at_axis(op, logits.shape(), attrs.axis);
   check_label(op, logits.shape(), label, axis, attrs.soft_label, logits.dtype());
@@ -141,8 +140,7 @@ void softmax_with_cross_entropy_grad(const Tensor& label, const Tensor& softmax,
   require_same_dtype(op, "Softmax", softmax, "Loss@GRAD", loss_grad);
   int axis = 0;
   Shape loss_shape;
-  if (std::string e = shapes::softmax_xent_shape(softmax.shape(), attrs, axis, loss_shape); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::softmax_xent_shape(softmax.shape(), attrs, axis, loss_shape));
   const AxisSplit sp = split_at_axis(op, softmax.shape(), attrs.axis);
   check_label(op, softmax.shape(), label, axis, attrs.soft_label, softmax.dtype());
   if (loss_grad.shape() != loss_shape)
@@ -197,7 +195,7 @@ void cross_entropy2(const Tensor& x, const Tensor& label, Tensor& y, Tensor& x_s
   const Shape xs = x.shape();  // kept: XShape may be X itself
   const DType xdt = x.dtype();
   Shape ys, xshape;
-  if (std::string e = shapes::cross_entropy2_shape(xs, ys, xshape); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::cross_entropy2_shape(xs, ys, xshape));
   const int last = xs.rank - 1;
   if (label.shape() != ys)
     rt::fail(fmt::format("{}: Label has shape {} but X {} requires {}", op, label.shape().str(), xs.str(),
@@ -243,8 +241,7 @@ void cross_entropy_grad2(const Tensor& label, const Tensor& match_x, const Tenso
   require_init(op, "Y@GRAD", y_grad);
   require_same_dtype(op, "MatchX", match_x, "Y@GRAD", y_grad);
   Shape xs;
-  if (std::string e = shapes::x_from_cross_entropy2_xshape(x_shape.shape(), xs); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::x_from_cross_entropy2_xshape(x_shape.shape(), xs));
   const int last = xs.rank - 1;
   const Shape ys = with_dim(xs, last, 1);
   if (label.shape() != ys || match_x.shape() != ys || y_grad.shape() != ys)

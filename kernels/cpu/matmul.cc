@@ -187,7 +187,7 @@ Geometry geometry(const char* op, const Tensor& x, const Tensor& y, const Attrs&
                   std::string (*rule)(const Shape&, const Shape&, const Attrs&, shapes::MatmulShape&)) {
   check_inputs(op, x, y);
   shapes::MatmulShape s;
-  if (std::string e = rule(x.shape(), y.shape(), a, s); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, rule(x.shape(), y.shape(), a, s));
   Geometry g;
   g.M = s.M;
   g.N = s.N;

@@ -31,8 +31,7 @@ void parallel_items(int64_t items, int64_t work, Body body) {
 PoolGeom geometry(const char* op, int nsp, const Tensor& x, const PoolAttrs& a, Shape& out) {
   require_init(op, "X", x);
   PoolGeom g;
-  if (std::string e = shapes::pool_geom(x.shape(), a, nsp, g, out); !e.empty())
-    rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::pool_geom(x.shape(), a, nsp, g, out));
   return g;
 }
 

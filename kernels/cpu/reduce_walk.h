@@ -10,7 +10,7 @@ namespace fluidc::kernels::detail {
 /// The shared rule (kernels/shapes/reduce.h); fails with the op's name.
 inline shapes::ReducePlan plan_reduce(const char* op, const Shape& xs, const ReduceAttrs& a) {
   shapes::ReducePlan p;
-  if (std::string e = shapes::reduce_shape(xs, a, p); !e.empty()) rt::fail(fmt::format("{}: {}", op, e));
+  require_rule(op, shapes::reduce_shape(xs, a, p));
   return p;
 }
 
