@@ -117,6 +117,33 @@ class CpuTarget final : public Target {
     if (!r.library) cm += "target_link_options(model PRIVATE -static-libstdc++ -static-libgcc)\n";
     return cm;
   }
+
+  std::vector<std::vector<std::string>> object_commands(const BuildRecipe& r,
+                                                        std::vector<std::string>* objects) const override {
+    const Toolchain tc = toolchain();
+    std::vector<std::vector<std::string>> cmds;
+    for (const auto& s : r.sources) {
+      objects->push_back(r.source_dir + "/" + s + ".o");
+      // -fPIC as the runtime's own archives: the library may go into a PIE or a shared object.
+      std::vector<std::string> cmd = {tc.cxx, "-std=c++20", fmt::format("-O{}", r.opt_level), "-fno-math-errno",
+                                      "-Wno-pass-failed", "-fPIC", "-I" + tc.include_dir, "-I" + r.source_dir,
+                                      "-Wa,-I" + r.source_dir, "-c", r.source_dir + "/" + s, "-o", objects->back()};
+      std::istringstream extra(std::getenv("FLUIDC_CXXFLAGS") ? std::getenv("FLUIDC_CXXFLAGS") : "");
+      for (std::string flag; extra >> flag;) cmd.push_back(flag);
+      cmds.push_back(std::move(cmd));
+    }
+    return cmds;
+  }
+
+  std::vector<std::string> runtime_archives() const override {
+    const Toolchain tc = toolchain();
+    return {tc.lib_dir + "/libfluidc_kernels.a", tc.lib_dir + "/libfluidc_runtime.a"};
+  }
+
+  std::string archiver() const override {
+    const char* ar = std::getenv("AR");
+    return ar && *ar ? ar : "ar";
+  }
 };
 
 }  // namespace
