@@ -4,14 +4,16 @@
 //   threads: two instances of the MLP, one per thread, each running its own input set many times,
 //            and the fit-a-line library (no embedded weights: load()) beside them; every result is
 //            compared with Paddle's expected output.
-//   errors:  bad input shapes, an unset input, missing weights and a bad weight file all throw
-//            fluidc::Error, and the instance still works afterwards (nothing exited).
+//   errors:  bad input shapes, an unset input, missing weights, a bad weight file and a NaN caught
+//            inside the program (naming the op) all throw fluidc::Error, and the instance still
+//            works afterwards (nothing exited).
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <vector>
 
 #include "fit.h"
 #include "mlp.h"
@@ -116,6 +118,13 @@ int errors(const std::string& fix) {
   mlp.set_input_x(x.data.data(), {1, 64});
   mlp.run();
   expect(close(mlp.output_save_infer_model_scale_0_tmp_0(), want, 10), "a run after the errors");
+  // An error inside the program names the op: --check-nan's, on a NaN input.
+  mlp.set_check_nan(true);
+  std::vector<float> nans(64, std::nanf(""));
+  mlp.set_input_x(nans.data(), {1, 64});
+  e = thrown([&] { mlp.run(); });
+  expect(contains(e, "block 0, op ") && contains(e, "nan"), "a NaN inside the program, located: " + e);
+  mlp.set_check_nan(false);
   // No weights compiled in and none loaded: run() says so.
   app::FitLine fit;
   fit.resize_input_x({2, 13});
