@@ -23,6 +23,13 @@ void check_against_declared(const VarBinding& binding, const Tensor& t, const st
 /// up holding a value of its declared type.
 void initialize_state(Model& m, const Flags& flags);
 
+/// The loading parts of initialize_state, for the library API
+/// (runtime/library.h): `path` is a combined file (every persistable, or
+/// only the parameters) or a per-variable directory; the embedded params
+/// load nothing when the program has none. Neither checks the result.
+void load_params_from(Model& m, const std::string& path);
+void load_embedded_params(Model& m);
+
 /// Applies --threads N (the kernels' thread count; see runtime/parallel.h).
 void apply_threads_flag(const Flags& flags);
 

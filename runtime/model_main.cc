@@ -132,6 +132,23 @@ void load_combined(Model& model, std::istream* stream, const std::string& path) 
 
 }  // namespace
 
+void load_params_from(Model& model, const std::string& path) {
+  const ModelInfo& m = model.info();
+  if (is_directory(path))
+    read_param_dir(path, binding_names(m.persistables, m.num_persistables),
+                   binding_tensors(model, m.persistables, m.num_persistables));
+  else
+    load_combined(model, nullptr, path);
+}
+
+void load_embedded_params(Model& model) {
+  const ModelInfo& m = model.info();
+  if (!m.embedded_params) return;
+  MemoryStreambuf buf(reinterpret_cast<const char*>(m.embedded_params), m.embedded_params_size);
+  std::istream in(&buf);
+  load_combined(model, &in, "the params embedded at build time");
+}
+
 void apply_threads_flag(const Flags& flags) {
   if (!flags.has("threads")) return;
   const long long n = flags.get_int("threads", 1);

@@ -151,6 +151,31 @@ class CpuTarget final : public Target {
         use);
     return cm;
   }
+
+  std::vector<std::vector<std::string>> object_commands(const BuildRecipe& r,
+                                                        std::vector<std::string>* objects) const override {
+    std::vector<std::vector<std::string>> cmds;
+    for (const auto& s : r.sources) {
+      objects->push_back(r.source_dir + "/" + s + ".o");
+      std::vector<std::string> cmd = compiler_flags(r);
+      // -fPIC as the runtime's own archives: the library may go into a PIE or a shared object.
+      cmd.insert(cmd.end(), {"-fPIC", "-I" + r.source_dir, "-Wa,-I" + r.source_dir, "-c", r.source_dir + "/" + s,
+                             "-o", objects->back()});
+      append_user_flags(cmd);
+      cmds.push_back(std::move(cmd));
+    }
+    return cmds;
+  }
+
+  std::vector<std::string> runtime_archives() const override {
+    const Toolchain tc = toolchain();
+    return {tc.lib_dir + "/libfluidc_kernels.a", tc.lib_dir + "/libfluidc_runtime.a"};
+  }
+
+  std::string archiver() const override {
+    const char* ar = std::getenv("AR");
+    return ar && *ar ? ar : "ar";
+  }
 };
 
 }  // namespace

@@ -75,6 +75,14 @@ class Target {
   /// A CMakeLists.txt that builds the same sources into `model` (an
   /// executable, or a static library when recipe.library).
   virtual std::string cmake_lists(const BuildRecipe& recipe) const = 0;
+  /// `--emit lib`: argv per source that compiles it into `objects[i]` (an
+  /// object file beside it), with the flags compile_command uses.
+  virtual std::vector<std::vector<std::string>> object_commands(const BuildRecipe& recipe,
+                                                                std::vector<std::string>* objects) const = 0;
+  /// `--emit lib`: the runtime's archives whose members a library carries,
+  /// and the archiver that merges them ($AR, else ar).
+  virtual std::vector<std::string> runtime_archives() const = 0;
+  virtual std::string archiver() const = 0;
 };
 
 /// The CPU target: C++ over kernels/*.h, clang++ (or $CXX).

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,8 +15,10 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "compiler/codegen/cpu_emitter.h"
+#include "compiler/codegen/lib_header.h"
 #include "compiler/driver/frontend.h"
 #include "compiler/codegen/target.h"
 #include "compiler/driver/pipeline.h"
@@ -34,6 +37,7 @@ namespace fs = std::filesystem;
 struct Prepared {
   EmittedProgram program;
   std::string params_blob;  ///< combined params to embed; empty when none
+  LibSources lib;           ///< `--emit lib`: the class header and its methods
 };
 
 // The one target there is so far; a --target option would choose here.
@@ -121,6 +125,29 @@ Loaded load_inputs(const BuildOptions& o) {
   return in;
 }
 
+// `--emit lib`: NAME of DIR/libNAME.a.
+std::string library_name(const std::string& output) {
+  const std::string file = fs::path(output).filename().string();
+  if (file.size() <= 5 || file.rfind("lib", 0) != 0 || file.substr(file.size() - 2) != ".a")
+    usage_error(fmt::format("--emit lib writes a static archive: -o DIR/libNAME.a (got '{}')", output));
+  return file.substr(3, file.size() - 5);
+}
+
+// `--emit lib`: the class the header declares and where the generated Model goes.
+LibSpec library_spec(const BuildOptions& o) {
+  LibSpec spec;
+  const std::string name = library_name(o.output);
+  std::tie(spec.class_namespace, spec.class_name) =
+      parse_class_name(o.lib_class.empty() ? default_class_name(name) : o.lib_class);
+  spec.header_name = name + ".h";
+  // Beside the class, in a namespace of its own: two libraries of one program (say, with other
+  // weights) link into one binary as long as their classes differ.
+  spec.model_namespace = "fluidc_lib::" + (spec.class_namespace.empty() ? "" : spec.class_namespace + "::") +
+                         spec.class_name;
+  spec.program_name = fs::path(o.main_path).filename().string();
+  return spec;
+}
+
 Prepared prepare(const BuildOptions& o) {
   Loaded in = load_inputs(o);
   PipelineResult r = run_pipeline(in.main, in.startup, pipeline_options(o, false));
@@ -136,6 +163,11 @@ Prepared prepare(const BuildOptions& o) {
   eo.emit_main = o.emit_main;
   eo.types = &r.types;
   p.program = emit_program(target(), r.main, r.startup ? &*r.startup : nullptr, r.info, eo);
+  if (o.emit_lib) {
+    LibSpec spec = library_spec(o);
+    spec.embedded_params = eo.embed_params;
+    p.lib = emit_library_sources(r.main, r.info, &r.types, spec);
+  }
   return p;
 }
 
@@ -234,9 +266,37 @@ int compile_and_link(const Prepared& p, const BuildRecipe& recipe, bool verbose)
   return run_command(target().link_command(recipe, inputs), verbose);
 }
 
+// run_command with standard input read from `input` (the archiver's MRI script).
+int run_command_with_input(const std::vector<std::string>& argv, const std::string& input, bool verbose) {
+  if (verbose) fmt::print(stderr, "{} < {}\n", fmt::join(argv, " "), input);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, input.c_str(), O_RDONLY, 0);
+  pid_t pid;
+  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) user_error(fmt::format("cannot run the archiver '{}' (set $AR to choose another)", argv[0]));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+// An MRI script names files unquoted: refuse paths it would misread.
+const std::string& mri_path(const std::string& path) {
+  if (path.find_first_of(" \t\n\r;*+,()'\"") != std::string::npos)
+    user_error(fmt::format("--emit lib: the archiver cannot name the path '{}' (spaces or punctuation); "
+                           "use --save-temps DIR or set $FLUIDC_HOME to a plain path",
+                           path));
+  return path;
+}
+
 }  // namespace
 
 void build_executable(const BuildOptions& o) {
+  if (o.emit_lib) return build_library(o);
   if (o.output.empty()) usage_error("fluidc build needs -o OUT");
   if (!o.emit_main) usage_error("--no-main makes sources to link into other code: use `fluidc emit`");
   Prepared p = prepare(o);
@@ -280,6 +340,63 @@ void emit_sources(const BuildOptions& o) {
   Prepared p = prepare(o);
   fs::path dir = o.output;
   write_text(dir / "CMakeLists.txt", target().cmake_lists(write_sources(p, dir, o)));
+}
+
+}  // namespace fluidc
+
+namespace fluidc {
+
+void build_library(const BuildOptions& o) {
+  if (o.output.empty()) usage_error("fluidc build --emit lib needs -o DIR/libNAME.a");
+  const std::string name = library_name(o.output);
+  BuildOptions lo = o;
+  lo.emit_main = false;
+  lo.cpp_namespace = library_spec(o).model_namespace;
+  Prepared p = prepare(lo);
+  fs::path dir;
+  const bool temp = o.save_temps.empty();
+  if (temp) {
+    std::string tmpl = (fs::temp_directory_path() / "fluidc-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) user_error("cannot create a temporary directory");
+    dir = tmpl;
+  } else {
+    dir = fs::absolute(o.save_temps);
+  }
+  BuildRecipe recipe = write_sources(p, dir, lo);
+  write_text(dir / (name + ".h"), p.lib.header);
+  write_text(dir / (name + "_lib.cc"), p.lib.impl);
+  recipe.sources.push_back(name + "_lib.cc");
+  auto failed = [&](const std::string& what, int rc) {
+    if (temp) fs::remove_all(dir);
+    internal_error(fmt::format("{} failed (exit {}); rerun with --save-temps DIR -v to keep the sources and see "
+                               "the commands",
+                               what, rc));
+  };
+  std::vector<std::string> objects;
+  const auto compiles = target().object_commands(recipe, &objects);
+  if (int rc = run_commands(compiles, parallel_jobs(), o.verbose); rc != 0) failed("the C++ compiler on generated code", rc);
+  // One archive: the program's objects, then every member of the runtime's archives (the linker
+  // takes only the members the program needs).
+  const fs::path archive = dir / fs::path(o.output).filename();
+  fs::remove(archive);
+  std::string script = "CREATE " + mri_path(archive.string()) + "\n";
+  for (const auto& obj : objects) script += "ADDMOD " + mri_path(obj) + "\n";
+  for (const auto& lib : target().runtime_archives()) {
+    if (!fs::exists(lib)) user_error(fmt::format("--emit lib: the runtime archive {} is missing", lib));
+    script += "ADDLIB " + mri_path(lib) + "\n";
+  }
+  script += "SAVE\nEND\n";
+  write_text(dir / "archive.mri", script);
+  if (int rc = run_command_with_input({target().archiver(), "-M"}, (dir / "archive.mri").string(), o.verbose); rc != 0)
+    failed("the archiver", rc);
+  // Into place: a copy beside the destination renamed over it, so a reader never sees half an archive.
+  const fs::path out = fs::absolute(o.output);
+  fs::create_directories(out.parent_path());
+  const fs::path partial = out.string() + ".partial";
+  fs::copy_file(archive, partial, fs::copy_options::overwrite_existing);
+  fs::rename(partial, out);
+  write_text(out.parent_path() / (name + ".h"), p.lib.header);
+  if (temp) fs::remove_all(dir);
 }
 
 }  // namespace fluidc

@@ -30,6 +30,10 @@ struct BuildOptions {
   /// in `passes` (see pipeline.h).
   PipelineOptions pipeline;
   std::string startup_out;    ///< `fluidc opt`: where the rewritten startup program goes
+  /// `fluidc build --emit lib`: output is DIR/libNAME.a, with DIR/NAME.h
+  /// beside it declaring `lib_class` (default fluidc_models::<NAME in CamelCase>).
+  bool emit_lib = false;
+  std::string lib_class;      ///< --class NS::Name
 };
 
 /// The side-table files `fluidc opt` writes beside its output OUT: the fuse
@@ -43,6 +47,12 @@ void optimize_program(const BuildOptions& options);
 
 /// Compiles the program into a standalone executable at options.output.
 void build_executable(const BuildOptions& options);
+
+/// `--emit lib`: compiles the program and a typed class over it
+/// (compiler/codegen/lib_header.h) into the static archive options.output
+/// (libNAME.a), which also carries the runtime's and kernels' objects, and
+/// writes NAME.h beside it (docs/library.md).
+void build_library(const BuildOptions& options);
 
 /// Writes model.cc (and params.S + params.bin when params are given) and a
 /// CMakeLists.txt that builds them into options.output (a directory).

@@ -37,6 +37,11 @@ usage:
       the backward pass (autodiff) and the optimizer itself. With --label, --loss names
       the model output and the loss is built from it and a new label feed. Without
       --loss, the program's only fetch target. Training flags need --train.
+  fluidc build MAIN [same options] --emit lib [--class NS::Name] -o DIR/libNAME.a
+      A static library instead of an executable: libNAME.a (the program, the runtime and
+      the kernels: link it and -lpthread) and DIR/NAME.h, a self-contained header declaring
+      class NS::Name (default fluidc_models::Name) with typed, named input and output
+      accessors and run(), or step()/save()/load() for a trainer. See docs/library.md.
   fluidc emit MAIN [same options] [--namespace NS] [--no-main] -o DIR
       Write the generated C++ and a CMakeLists.txt that builds it, instead of building.
       The program becomes class NS::Model with NS::model_info() (runtime/model.h);
@@ -143,6 +148,12 @@ Args parse(int argc, char** argv, int first) {
     else if (arg == "--strict-shapes") fluidc::set_strict_shapes(true);
     else if (is("--namespace")) a.build.cpp_namespace = value(i, "--namespace");
     else if (arg == "--no-main") a.build.emit_main = false;
+    else if (is("--emit")) {
+      const std::string what = value(i, "--emit");
+      if (what == "lib") a.build.emit_lib = true;
+      else if (what != "exe") usage_error(fmt::format("--emit expects exe or lib, got '{}'", what));
+    }
+    else if (is("--class")) a.build.lib_class = value(i, "--class");
     else if (arg == "--all-attrs") a.all_attrs = true;
     else if (arg.size() > 1 && arg[0] == '-') usage_error(fmt::format("unknown option '{}'", arg));
     else a.positional.push_back(arg);

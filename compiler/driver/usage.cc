@@ -49,6 +49,7 @@ const std::vector<CmdFlag>& cmd_flags() {
       {"--verbose", {"build"}},             {"--params", {"build", "emit"}},
       {"--fetch", {"build", "emit"}},       {"--no-fuse", {"build", "emit", "opt"}},
       {"--train", {"build", "emit"}},       {"--markdown", {"ops"}},
+      {"--emit", {"build"}},                {"--class", {"build"}},
   };
   return k;
 }
@@ -122,6 +123,7 @@ void check_flag_use(const std::string& cmd, const std::set<std::string>& given, 
   if (cmd == "opt" && listed(passes, "optimizer") && o.startup_out.empty())
     usage_error("the optimizer pass adds state to the startup program: give --startup-out FILE");
   if (cmd == "build" && !o.emit_main) usage_error("--no-main makes sources to link into other code: use `fluidc emit`");
+  if (given.count("--class") && !o.emit_lib) usage_error("--class names the class of a library: give --emit lib too");
 }
 
 }  // namespace fluidc
