@@ -91,3 +91,10 @@ TEST_CASE("$FLUIDC_CXXFLAGS is appended to the compile command, split at spaces"
   CHECK(cmd[cmd.size() - 2] == "-fsanitize=address");
   CHECK(cmd.back() == "-O0");  // last, so it overrides fluidc's own -O
 }
+
+TEST_CASE("the compile command maps the source directory out of the binary (reproducible builds)", "[target]") {
+  const auto cmd = cpu_target().compile_command(recipe());
+  CHECK(has(cmd, "-ffile-prefix-map=/src=."));
+  const auto o = std::find(cmd.begin(), cmd.end(), "-o");
+  CHECK(std::find(cmd.begin(), o, "-ffile-prefix-map=/src=.") != o);  // a compile flag, before the output
+}
