@@ -23,7 +23,7 @@ if [ -z "$prefix" ]; then
   prefix=$work/prefix
   cmake --install "$build" --prefix "$prefix" > /dev/null
 fi
-echo "fluidc $("$prefix/bin/fluidc" --version) at $prefix"
+echo "using $("$prefix/bin/fluidc" --version) at $prefix"
 
 # 2. The trainer and the inference binary, compiled by add_fluid_program at build time.
 cmake -S "$root/examples/cmake_project" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \

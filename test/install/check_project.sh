@@ -13,7 +13,8 @@ cmake -S "$project" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DMODEL_D
 grep -q "Fluidc_DIR:PATH=$prefix/lib/cmake/Fluidc" "$build/CMakeCache.txt" || fail "Fluidc not found in $prefix"
 ninja -C "$build" -j2 > "$build.build.log" 2>&1 || { cat "$build.build.log"; fail "build"; }
 # The fluidc that ran is the installed one.
-ninja -C "$build" -t commands digits_trainer | grep -qF "$prefix/bin/fluidc emit" || fail "build did not run $prefix/bin/fluidc"
+cmds=$(ninja -C "$build" -t commands digits_trainer)
+grep -qF "$prefix/bin/fluidc emit" <<< "$cmds" || fail "build did not run $prefix/bin/fluidc"
 
 # Train a few steps from Paddle's initial weights, then classify the test split with the checkpoint.
 "$build/digits_trainer" --data x="$data/data/train_x.npy" --data label="$data/data/train_label.npy" \
@@ -28,15 +29,16 @@ test -s "$build/predictions/save_infer_model_scale_0.tmp_0.npy" || fail "classif
 
 # Nothing touched: nothing to do.
 out=$(ninja -C "$build" -n)
-echo "$out" | grep -q "no work to do" || fail "second build is not a no-op: $out"
+grep -q "no work to do" <<< "$out" || fail "second build is not a no-op: $out"
 # The training program touched: its emit, compile and link re-run, and nothing of the other targets.
 sleep 1
 touch "$models/main.pdmodel"
 out=$(ninja -C "$build" -n)
 echo "$out"
-echo "$out" | grep -q "fluidc: emitting .*main.pdmodel into digits_trainer.fluidc" || fail "touching main.pdmodel does not re-run fluidc"
-echo "$out" | grep -q "Linking CXX executable digits_trainer" || fail "touching main.pdmodel does not relink digits_trainer"
-echo "$out" | grep -q "digits_classifier\|digits_finetune" && fail "touching main.pdmodel rebuilds other programs"
+grep -q "fluidc: emitting .*main.pdmodel into digits_trainer.fluidc" <<< "$out" || fail "touching main.pdmodel does not re-run fluidc"
+grep -q "Linking CXX executable digits_trainer" <<< "$out" || fail "touching main.pdmodel does not relink digits_trainer"
+grep -q "digits_classifier\|digits_finetune" <<< "$out" && fail "touching main.pdmodel rebuilds other programs"
 ninja -C "$build" > /dev/null
-ninja -C "$build" -n | grep -q "no work to do" || fail "build after the rebuild is not a no-op"
+out=$(ninja -C "$build" -n)
+grep -q "no work to do" <<< "$out" || fail "build after the rebuild is not a no-op"
 echo "ok: sample project at $project built against $prefix"

@@ -19,7 +19,8 @@ for lib in $(ldd "$build/bin/fluidc" | awk '/=>/ {print $1}' | grep -E 'protobuf
   pkg=$(dpkg -S "*/$lib" 2> /dev/null | head -1 | cut -d: -f1) || true
   [ -z "$pkg" ] || grep -q "$pkg" "$work/depends" || fail "Depends lacks $pkg (bin/fluidc links $lib)"
 done
-dpkg-deb -c "$deb" | grep -q "./usr/lib/cmake/Fluidc/FluidcConfig.cmake" || fail "package lacks FluidcConfig.cmake"
+dpkg-deb -c "$deb" > "$work/contents"
+grep -q "./usr/lib/cmake/Fluidc/FluidcConfig.cmake" "$work/contents" || fail "package lacks FluidcConfig.cmake"
 dpkg -x "$deb" "$work/root"
 prefix=$work/root/usr
 mlp=$src/examples/mlp_classifier

@@ -5,7 +5,8 @@
 set -euo pipefail
 build=$1 src=$2 work=$3 cxx=$4
 fail() { echo "FAIL: $*" >&2; exit 1; }
-"$build/bin/fluidc" --help 2>&1 | grep -q -- "--emit" || { echo "SKIPPED: this fluidc has no --emit lib"; exit 77; }
+help=$("$build/bin/fluidc" --help 2>&1 || true)
+grep -q -- "--emit lib" <<< "$help" || { echo "SKIPPED: this fluidc has no --emit lib"; exit 77; }
 rm -rf "$work" && mkdir -p "$work/models"
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 mlp=$src/examples/mlp_classifier
@@ -15,9 +16,10 @@ cmake -S "$src/test/install/lib_project" -B "$work/b" -G Ninja -DCMAKE_PREFIX_PA
 ninja -C "$work/b" > "$work/build.log" 2>&1 || { cat "$work/build.log"; fail build; }
 test -f "$work/b/digits_lib.fluidc/libdigits_lib.a" -a -f "$work/b/digits_lib.fluidc/digits_lib.h" || fail "no libdigits_lib.a + digits_lib.h"
 "$work/b/embed"
-ninja -C "$work/b" -n | grep -q "no work to do" || fail "second build is not a no-op"
+out=$(ninja -C "$work/b" -n)
+grep -q "no work to do" <<< "$out" || fail "second build is not a no-op"
 sleep 1 && touch "$work/models/model.pdmodel"
 out=$(ninja -C "$work/b" -n)
-echo "$out" | grep -q "fluidc: compiling" || fail "touching the program does not re-run fluidc"
-echo "$out" | grep -q "Linking CXX executable embed" || fail "touching the program does not relink the application"
+grep -q "fluidc: compiling" <<< "$out" || fail "touching the program does not re-run fluidc"
+grep -q "Linking CXX executable embed" <<< "$out" || fail "touching the program does not relink the application"
 echo "ok: library target built, linked and rebuilt"

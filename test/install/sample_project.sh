@@ -21,7 +21,7 @@ prefix=$work/moved
    -v -o "$work/classifier" 2> "$work/build_cmd.log") || { cat "$work/build_cmd.log"; fail "installed fluidc build"; }
 grep -qF -- "-I$prefix/include/fluidc " "$work/build_cmd.log" || fail "installed fluidc does not use $prefix/include/fluidc"
 grep -qF -- "-L$prefix/lib " "$work/build_cmd.log" || fail "installed fluidc does not use $prefix/lib"
-grep -qF -- "$build" "$work/build_cmd.log" && fail "installed fluidc uses the build tree"
+grep -qF -e "-L$build/lib " -e "-I$src " "$work/build_cmd.log" && fail "installed fluidc uses the build tree"
 "$work/classifier" --feed x="$mlp/data/test_x.npy" > /dev/null
 env -u FLUIDC_HOME "$prefix/bin/fluidc" emit "$mlp/model.pdmodel" -o "$work/emitted"
 grep -qF "\"$prefix/include/fluidc\"" "$work/emitted/CMakeLists.txt" || fail "fluidc emit's CMakeLists.txt does not use the install"
