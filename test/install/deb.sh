@@ -24,6 +24,11 @@ grep -q "./usr/lib/cmake/Fluidc/FluidcConfig.cmake" "$work/contents" || fail "pa
 dpkg -x "$deb" "$work/root"
 prefix=$work/root/usr
 mlp=$src/examples/mlp_classifier
+# The unpacked fluidc builds against the unpacked runtime.
+env -u FLUIDC_HOME "$prefix/bin/fluidc" build "$mlp/model.pdmodel" --params "$mlp/model.pdiparams" -v \
+  -o "$work/classifier" 2> "$work/build_cmd.log" || { cat "$work/build_cmd.log"; fail "unpacked fluidc build"; }
+grep -qF -- "-I$prefix/include/fluidc " "$work/build_cmd.log" || fail "unpacked fluidc does not use $prefix/include/fluidc"
+"$work/classifier" --feed x="$mlp/data/test_x.npy" > /dev/null
 mkdir -p "$work/src/models"
 cp -r "$src/examples/cmake_project" "$work/src/project"
 cp "$mlp"/{main,startup,model}.pdmodel "$mlp/model.pdiparams" "$work/src/models/"
