@@ -107,8 +107,9 @@ class CpuTarget final : public Target {
     // their (temporary) directory and the working directory as ".", so two builds of one program in
     // different directories give the same bytes.
     cmd.push_back("-ffile-prefix-map=" + r.source_dir + "=.");
-    if (std::error_code ec; !std::filesystem::current_path(ec).empty())
-      cmd.push_back("-ffile-prefix-map=" + std::filesystem::current_path(ec).string() + "=.");
+    std::error_code ec;
+    if (const std::string cwd = std::filesystem::current_path(ec).string(); !cwd.empty() && cwd != "/")
+      cmd.push_back("-ffile-prefix-map=" + cwd + "=.");
     for (const auto& s : r.sources) cmd.push_back(r.source_dir + "/" + s);
     // The assembler resolves .incbin relative to -I directories.
     cmd.push_back("-Wa,-I" + r.source_dir);
