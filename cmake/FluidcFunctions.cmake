@@ -92,7 +92,7 @@ function(add_fluid_program name)
 
   if(F_LIBRARY)
     _fluidc_help(help)
-    if(NOT help MATCHES "--emit")
+    if(NOT help MATCHES "--emit lib")
       message(FATAL_ERROR "add_fluid_program(${name}): LIBRARY needs `fluidc build --emit lib`, "
                           "which this fluidc (${Fluidc_VERSION}) does not have")
     endif()

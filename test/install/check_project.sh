@@ -26,6 +26,14 @@ test -s "$build/predictions/save_infer_model_scale_0.tmp_0.npy" || fail "classif
 "$build/digits_classifier" --feed x="$data/data/test_x.npy" > /dev/null  # the embedded weights
 "$build/digits_finetune" --params "$data/model.pdiparams" --data x="$data/data/train_x.npy" \
   --data label="$data/data/train_label.npy" --steps 5 --log-every 5 > /dev/null
+# The library-embedding application, when this fluidc has --emit lib (FLUIDC_HAS_LIBRARY).
+if [ -x "$build/classify_one" ]; then
+  out=$("$build/classify_one")
+  echo "$out"
+  grep -q "predicted digit 1 " <<< "$out" || fail "classify_one does not recognise its bundled 1"
+else
+  echo "note: no classify_one (this fluidc has no --emit lib)"
+fi
 
 # Nothing touched: nothing to do.
 out=$(ninja -C "$build" -n)
@@ -41,4 +49,13 @@ grep -q "digits_classifier\|digits_finetune" <<< "$out" && fail "touching main.p
 ninja -C "$build" > /dev/null
 out=$(ninja -C "$build" -n)
 grep -q "no work to do" <<< "$out" || fail "build after the rebuild is not a no-op"
+if [ -x "$build/classify_one" ]; then  # the library's program touched: fluidc re-runs, the application relinks
+  sleep 1
+  touch "$models/model.pdmodel"
+  out=$(ninja -C "$build" -n)
+  grep -q "fluidc: compiling .*model.pdmodel into digits_model.fluidc/libdigits_model.a" <<< "$out" || fail "touching model.pdmodel does not rebuild the library"
+  grep -q "Linking CXX executable classify_one" <<< "$out" || fail "touching model.pdmodel does not relink classify_one"
+  ninja -C "$build" > /dev/null
+  "$build/classify_one" > /dev/null
+fi
 echo "ok: sample project at $project built against $prefix"
