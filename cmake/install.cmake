@@ -26,3 +26,7 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/FluidcConfig.cmake ${PROJECT_BINARY_DI
         DESTINATION ${FLUIDC_INSTALL_CMAKEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/docs/cmake.md ${PROJECT_SOURCE_DIR}/docs/cli.md
         DESTINATION share/doc/fluidc)
+# The library output's guide (docs/library.md), where this tree has it.
+if(EXISTS ${PROJECT_SOURCE_DIR}/docs/library.md)
+  install(FILES ${PROJECT_SOURCE_DIR}/docs/library.md DESTINATION share/doc/fluidc)
+endif()
