@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include "compiler/ops/emit_ctx.h"
@@ -14,10 +15,28 @@ namespace fluidc {
 namespace {
 
 // Where the runtime's headers and libraries are: $FLUIDC_HOME points at an
-// installed tree (include/, lib/); otherwise the build tree fluidc came from.
+// installed tree (include/, lib/); otherwise the prefix fluidc is installed in
+// (bin/fluidc -> include/fluidc, lib), else the build tree fluidc came from.
 struct Toolchain {
   std::string cxx, include_dir, lib_dir;
 };
+
+// PREFIX holds an installed runtime: include/fluidc/runtime/ and lib/libfluidc_runtime.a.
+bool installed_prefix(const std::filesystem::path& prefix) {
+  std::error_code ec;
+  return std::filesystem::exists(prefix / "include/fluidc/runtime/model.h", ec) &&
+         std::filesystem::exists(prefix / "lib/libfluidc_runtime.a", ec);
+}
+
+// An installed fluidc (PREFIX/bin/fluidc) uses the runtime installed beside it, wherever the prefix
+// was moved or unpacked; "" for the build tree's fluidc, which uses the paths baked into version.h.
+std::string own_prefix() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const std::filesystem::path prefix = exe.parent_path().parent_path();
+  return installed_prefix(prefix) ? prefix.string() : "";
+}
 
 Toolchain toolchain() {
   Toolchain t;
@@ -26,6 +45,11 @@ Toolchain toolchain() {
   if (const char* home = std::getenv("FLUIDC_HOME"); home && *home) {
     t.include_dir = std::string(home) + "/include";
     t.lib_dir = std::string(home) + "/lib";
+    // An installed prefix keeps the headers under include/fluidc/ (cmake/install.cmake).
+    if (installed_prefix(home)) t.include_dir += "/fluidc";
+  } else if (const std::string prefix = own_prefix(); !prefix.empty()) {
+    t.include_dir = prefix + "/include/fluidc";
+    t.lib_dir = prefix + "/lib";
   } else {
     t.include_dir = kDefaultIncludeDir;
     t.lib_dir = kDefaultLibDir;
@@ -38,8 +62,16 @@ Toolchain toolchain() {
 // loop the vectoriser declines is still correct, so that is no warning.
 std::vector<std::string> compiler_flags(const BuildRecipe& r) {
   const Toolchain tc = toolchain();
-  return {tc.cxx, "-std=c++20", fmt::format("-O{}", r.opt_level), "-fno-math-errno", "-Wno-pass-failed",
-          "-I" + tc.include_dir};
+  std::vector<std::string> cmd = {tc.cxx, "-std=c++20", fmt::format("-O{}", r.opt_level), "-fno-math-errno",
+                                  "-Wno-pass-failed", "-I" + tc.include_dir};
+  // Reproducible with -g too ($FLUIDC_CXXFLAGS): debug info names the generated sources relative to
+  // their (temporary) directory and the working directory as ".", so two builds of one program in
+  // different directories give the same bytes.
+  cmd.push_back("-ffile-prefix-map=" + r.source_dir + "=.");
+  std::error_code ec;
+  if (const std::string cwd = std::filesystem::current_path(ec).string(); !cwd.empty() && cwd != "/")
+    cmd.push_back("-ffile-prefix-map=" + cwd + "=.");
+  return cmd;
 }
 
 // $FLUIDC_CXXFLAGS (split at spaces) goes last so it can override the rest,

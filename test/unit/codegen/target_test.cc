@@ -124,3 +124,10 @@ TEST_CASE("the emitted CMakeLists applies $FLUIDC_CXXFLAGS read at configure tim
   CHECK(cm.find("target_compile_options(model PRIVATE ${fluidc_extra_flags})") != std::string::npos);
   CHECK(cm.find("target_link_options(model PRIVATE ${fluidc_extra_flags})") != std::string::npos);
 }
+
+TEST_CASE("the compile command maps the source directory out of the binary (reproducible builds)", "[target]") {
+  const auto cmd = cpu_target().compile_command(recipe());
+  CHECK(has(cmd, "-ffile-prefix-map=/src=."));
+  const auto o = std::find(cmd.begin(), cmd.end(), "-o");
+  CHECK(std::find(cmd.begin(), o, "-ffile-prefix-map=/src=.") != o);  // a compile flag, before the output
+}
