@@ -32,5 +32,6 @@ void add_norm_ops(std::vector<OpDef>& table);
 void add_index_ops(std::vector<OpDef>& table);
 void add_rnn_ops(std::vector<OpDef>& table);
 void add_interp_ops(std::vector<OpDef>& table);
+void add_detection_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
