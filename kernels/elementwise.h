@@ -5,7 +5,8 @@
 // rank difference); afterwards any size-1 dim broadcasts against the other
 // operand, in either direction (numpy style). Out has the broadcast shape and
 // X's dtype; X and Y must share a dtype. Supported: fp32, fp64, int32, int64
-// (integer division truncates toward zero; dividing by zero throws).
+// (integer division truncates toward zero; dividing by zero throws); the
+// bitwise ops take bool, uint8, int8, int16, int32 and int64.
 #pragma once
 
 #include "kernels/attr_fields.h"
@@ -38,6 +39,18 @@ void elementwise_div(const Tensor& x, const Tensor& y, Tensor& out, const Elemen
 void elementwise_max(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
 /// Out = X mod Y with the divisor's sign (Python's %); not differentiable.
 void elementwise_mod(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+/// Out = X ^ Y; integers take the double power rounded to nearest (2 ^ -1 = 0), as Paddle does.
+void elementwise_pow(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+/// Out = floor(X / Y) (Python's //: -7 // 2 = -4); integer division by zero throws. Not differentiable.
+void elementwise_floordiv(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+
+/// Bitwise ops on bool and integer tensors (logical for bool), numpy
+/// broadcasting; they take no attributes.
+void bitwise_and(const Tensor& x, const Tensor& y, Tensor& out);
+void bitwise_or(const Tensor& x, const Tensor& y, Tensor& out);
+void bitwise_xor(const Tensor& x, const Tensor& y, Tensor& out);
+/// Out = ~X (logical not for bool).
+void bitwise_not(const Tensor& x, Tensor& out);
 
 /// X@GRAD = Out@GRAD, Y@GRAD = Out@GRAD, each summed over the dims along
 /// which that operand was broadcast so it has its operand's shape.
@@ -48,6 +61,10 @@ void elementwise_sub_grad(const Tensor& x, const Tensor& y, const Tensor& out_gr
                           Tensor* y_grad, const ElementwiseAttrs& attrs);
 /// X@GRAD = Out@GRAD * Y, Y@GRAD = Out@GRAD * X (reduced as for add).
 void elementwise_mul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs);
+/// X@GRAD = Out@GRAD * Y * X^(Y-1), Y@GRAD = Out@GRAD * log(X) * X^Y (NaN
+/// for X < 0, as in Paddle); reduced as for add.
+void elementwise_pow_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
                           Tensor* y_grad, const ElementwiseAttrs& attrs);
 /// X@GRAD = Out@GRAD / Y, Y@GRAD = -Out@GRAD * Out / Y (reduced as for add).
 void elementwise_div_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& out_grad,

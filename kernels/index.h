@@ -179,4 +179,42 @@ void cumsum(const Tensor& x, Tensor& out, const CumsumAttrs& attrs);
 /// X@GRAD = the cumsum of Out@GRAD in the other direction, shaped like X.
 void cumsum_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const CumsumAttrs& attrs);
 
+/// Attributes of `argsort`.
+struct ArgsortAttrs {
+  int axis = -1;
+  bool descending = false;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &ArgsortAttrs::axis);
+    f("descending", &ArgsortAttrs::descending);
+  }
+};
+/// Out = X sorted along axis, Indices (int64) = where each value came from.
+/// NaN sorts as the largest value. Ties come out in the order Paddle's CPU
+/// kernel gives them (std::sort over (value, index) pairs comparing values
+/// only), not necessarily by index. fp32, fp64, int32, int64.
+void argsort(const Tensor& x, Tensor& out, Tensor& indices, const ArgsortAttrs& attrs);
+/// X@GRAD[Indices] = Out@GRAD along axis (a permutation: no sums).
+void argsort_grad(const Tensor& indices, const Tensor& x, const Tensor& out_grad, Tensor* x_grad,
+                  const ArgsortAttrs& attrs);
+
+/// Attributes of `take_along_axis` (Paddle spells the attribute `Axis`).
+struct TakeAlongAxisAttrs {
+  int Axis = 0;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("Axis", &TakeAlongAxisAttrs::Axis, kRequiredAttr);
+  }
+};
+/// Result[..., j, ...] = Input[..., Index[..., j, ...], ...] along Axis.
+/// Index (int32/int64, values in [0, Input's dim)) has Input's rank and dims
+/// except along Axis (Paddle's API broadcasts them so); Result has Index's
+/// dims and Input's dtype.
+void take_along_axis(const Tensor& input, const Tensor& index, Tensor& result, const TakeAlongAxisAttrs& attrs);
+/// Input@GRAD = zeros like Input with Result@GRAD added at Index along Axis.
+void take_along_axis_grad(const Tensor& input, const Tensor& index, const Tensor& result_grad, Tensor* input_grad,
+                          const TakeAlongAxisAttrs& attrs);
+
 }  // namespace fluidc::kernels

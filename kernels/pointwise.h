@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/activation.h"
 
@@ -266,5 +267,14 @@ struct Add { template <class T> static T f(T a, T b) { return a + b; } };
 struct Sub { template <class T> static T f(T a, T b) { return a - b; } };
 struct Mul { template <class T> static T f(T a, T b) { return a * b; } };
 struct Max { template <class T> static T f(T a, T b) { return a > b ? a : b; } };
+/// elementwise_pow. Integers: the double power rounded to nearest, as Paddle computes it.
+struct ElementwisePow {
+  template <class T> static T f(T a, T b) {
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(std::llrint(std::pow(static_cast<double>(a), static_cast<double>(b))));
+    else
+      return std::pow(a, b);
+  }
+};
 
 }  // namespace fluidc::kernels::pw

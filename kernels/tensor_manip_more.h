@@ -148,4 +148,34 @@ struct FillConstantBatchSizeLikeAttrs {
 /// output_dim_idx takes Input's dim input_dim_idx (the batch size).
 void fill_constant_batch_size_like(const Tensor& input, Tensor& out, const FillConstantBatchSizeLikeAttrs& attrs);
 
+/// Attributes of `flip`: the axes to reverse (negative counts from the end).
+struct FlipAttrs {
+  std::vector<int> axis;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &FlipAttrs::axis, kRequiredAttr);
+  }
+};
+/// Out = X with the order of elements reversed along each axis. Its
+/// gradient is flip again (Paddle emits a flip op). Any dtype.
+void flip(const Tensor& x, Tensor& out, const FlipAttrs& attrs);
+
+/// Attributes of `tril_triu` (paddle.tril / paddle.triu).
+struct TrilTriuAttrs {
+  int diagonal = 0;    ///< 0 the main diagonal, > 0 above it, < 0 below
+  bool lower = false;  ///< true: tril (keep j - i <= diagonal); false: triu (keep j - i >= diagonal)
+
+  template <class F>
+  static void fields(F&& f) {
+    f("diagonal", &TrilTriuAttrs::diagonal);
+    f("lower", &TrilTriuAttrs::lower);
+  }
+};
+/// Out = X with the elements outside the kept triangle of each matrix (the
+/// last two dims) set to zero. Rank >= 2; numeric and bool dtypes.
+void tril_triu(const Tensor& x, Tensor& out, const TrilTriuAttrs& attrs);
+/// X@GRAD = Out@GRAD masked the same way.
+void tril_triu_grad(const Tensor& out_grad, Tensor* x_grad, const TrilTriuAttrs& attrs);
+
 }  // namespace fluidc::kernels

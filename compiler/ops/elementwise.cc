@@ -38,6 +38,23 @@ void add_elementwise_ops(std::vector<OpDef>& t) {
   // Used on loop counters (i % 2); Paddle gives it no gradient.
   t.push_back({.type = "elementwise_mod", .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
                .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .infer_shape = infer_elementwise});
+  // Integer-valued (Python's //); Paddle gives it no gradient. Out of fused
+  // loops like div: its integer form checks for zero.
+  t.push_back({.type = "elementwise_floordiv", .family = "elementwise", .inputs = {{"X"}, {"Y"}},
+               .outputs = {{"Out"}}, .attrs = attrs, .attrs_struct = "ElementwiseAttrs",
+               .infer_shape = infer_elementwise});
+  t.push_back({.type = "elementwise_pow", .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
+               .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .grad = "elementwise_pow_grad",
+               .infer_shape = infer_elementwise, .pointwise = "ElementwisePow"});
+  t.push_back({.type = "elementwise_pow_grad", .family = "elementwise", .inputs = {{"X"}, {"Y"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}}, .attrs = attrs, .attrs_struct = "ElementwiseAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
+  // Bitwise ops (bool and integers): numpy broadcasting, no attributes, no gradient.
+  for (const char* name : {"bitwise_and", "bitwise_or", "bitwise_xor"})
+    t.push_back({.type = name, .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
+                 .infer_shape = infer_elementwise});
+  t.push_back({.type = "bitwise_not", .family = "elementwise", .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .infer_shape = shape_rules::same_as_x});
   // div stays out of fused loops: its integer form checks for zero.
   for (auto [name, fn] : {std::pair{"add", "Add"}, {"sub", "Sub"}, {"mul", "Mul"}, {"div", ""}}) {
     std::string fwd = fmt::format("elementwise_{}", name);

@@ -113,6 +113,25 @@ void infer_top_k_v2(ShapeCtx& c) {
   if (e.empty()) set_or_error(c, e, "Indices", pb::VarType::INT64, out);
 }
 
+void infer_argsort(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  int axis = 0;
+  const std::string e =
+      shapes::index_axis("axis", parse_attrs<kernels::ArgsortAttrs>(c.op()).axis, xs.rank ? xs.rank : 1, axis);
+  set_or_error(c, e, "Out", x.dtype, xs);
+  if (e.empty()) set_or_error(c, e, "Indices", pb::VarType::INT64, xs);
+}
+
+void infer_take_along_axis(ShapeCtx& c) {
+  rt::Shape in, idx, out;
+  if (!shapes_of(c, "Input", in, "Index", idx)) return;
+  const std::string e =
+      shapes::take_along_axis_shape(in, idx, parse_attrs<kernels::TakeAlongAxisAttrs>(c.op()).Axis, out);
+  set_or_error(c, e, "Result", c.input("Input").dtype, out);
+}
+
 void infer_accuracy(ShapeCtx& c) {
   set_or_error(c, "", "Accuracy", pb::VarType::FP32, rt::Shape{});
   set_or_error(c, "", "Correct", pb::VarType::INT32, rt::Shape{});
@@ -193,6 +212,22 @@ void add_index_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "top_k_v2_grad", .family = "index",
                .inputs = {{"X"}, {"Indices"}, {"K", true}, {"Out@GRAD"}}, .outputs = {{"X@GRAD", true}},
                .attrs = topk_attrs, .attrs_struct = "TopKV2Attrs", .infer_shape = shape_rules::grads_like_inputs});
+
+  const auto argsort_attrs = kernel_attrs<kernels::ArgsortAttrs>();
+  t.push_back({.type = "argsort", .family = "index", .inputs = {{"X"}}, .outputs = {{"Out"}, {"Indices"}},
+               .attrs = argsort_attrs, .attrs_struct = "ArgsortAttrs", .grad = "argsort_grad",
+               .infer_shape = infer_argsort});
+  t.push_back({.type = "argsort_grad", .family = "index", .inputs = {{"Indices"}, {"X"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .attrs = argsort_attrs, .attrs_struct = "ArgsortAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
+  const auto along_attrs = kernel_attrs<kernels::TakeAlongAxisAttrs>();
+  t.push_back({.type = "take_along_axis", .family = "index", .inputs = {{"Input"}, {"Index"}},
+               .outputs = {{"Result"}}, .attrs = along_attrs, .attrs_struct = "TakeAlongAxisAttrs",
+               .grad = "take_along_axis_grad", .infer_shape = infer_take_along_axis});
+  t.push_back({.type = "take_along_axis_grad", .family = "index",
+               .inputs = {{"Input"}, {"Index"}, {"Result@GRAD"}}, .outputs = {{"Input@GRAD", true}},
+               .attrs = along_attrs, .attrs_struct = "TakeAlongAxisAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
 
   t.push_back({.type = "accuracy", .family = "index", .inputs = {{"Out"}, {"Indices"}, {"Label"}},
                .outputs = {{"Accuracy"}, {"Correct"}, {"Total"}}, .infer_shape = infer_accuracy});

@@ -31,5 +31,7 @@ void add_pool_ops(std::vector<OpDef>& table);
 void add_norm_ops(std::vector<OpDef>& table);
 void add_index_ops(std::vector<OpDef>& table);
 void add_rnn_ops(std::vector<OpDef>& table);
+void add_interp_ops(std::vector<OpDef>& table);
+void add_detection_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops

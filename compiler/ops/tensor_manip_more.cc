@@ -7,6 +7,7 @@
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/shapes/expand.h"
+#include "kernels/shapes/flip_tril.h"
 #include "kernels/shapes/split_stack.h"
 #include "kernels/tensor_manip.h"
 
@@ -19,6 +20,8 @@ using kernels::SplitAttrs;
 using kernels::StackAttrs;
 using kernels::TileAttrs;
 using kernels::UnstackAttrs;
+using kernels::FlipAttrs;
+using kernels::TrilTriuAttrs;
 
 // `rank` dims, each known only at run time.
 TensorType unknown_dims(const TensorType& like, int rank) {
@@ -254,10 +257,50 @@ void infer_batch_size_like(ShapeCtx& c) {
   c.set_output("Out", t);
 }
 
+// flip and tril_triu keep X's shape; the kernels' checks report bad attributes here.
+void infer_flip(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  bool flipped[rt::Shape::kMaxRank];
+  if (std::string e = shapes::flip_axes(xs, parse_attrs<kernels::FlipAttrs>(c.op()), flipped); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  c.set_output("Out", x);
+}
+
+void infer_tril_triu(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  if (std::string e = shapes::tril_triu_check(xs); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  c.set_output("Out", x);
+}
+
+// X@GRAD is shaped like Out@GRAD (the grad op has no X).
+void infer_tril_triu_grad(ShapeCtx& c) {
+  const TensorType& g = c.input("Out@GRAD");
+  if (g.known) c.set_output("X@GRAD", g);
+}
+
 }  // namespace
 
 void add_tensor_manip_more_ops(std::vector<OpDef>& t) {
   const char* f = "tensor_manip";
+  // flip's gradient is a flip of Out@GRAD (Paddle emits the same op type).
+  t.push_back({.type = "flip", .family = f, .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<FlipAttrs>(), .attrs_struct = "FlipAttrs", .grad = "flip",
+               .make_grad = unary_self_grad, .infer_shape = infer_flip});
+  t.push_back({.type = "tril_triu", .family = f, .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<TrilTriuAttrs>(), .attrs_struct = "TrilTriuAttrs", .grad = "tril_triu_grad",
+               .infer_shape = infer_tril_triu});
+  t.push_back({.type = "tril_triu_grad", .family = f, .inputs = {{"Out@GRAD"}}, .outputs = {{"X@GRAD", true}},
+               .attrs = kernel_attrs<TrilTriuAttrs>(), .attrs_struct = "TrilTriuAttrs",
+               .infer_shape = infer_tril_triu_grad});
   t.push_back({.type = "split", .family = f,
                .inputs = {{"X"}, {"AxisTensor", true}, {"SectionsTensorList", true, true}},
                .outputs = {{"Out", false, true}}, .attrs = kernel_attrs<SplitAttrs>(), .attrs_struct = "SplitAttrs",

@@ -42,10 +42,42 @@ struct ModFn {
   }
 };
 
+// Python's floor division: truncation, one lower when the signs differ and
+// the division is inexact. Floats take floor(a / b).
+struct FloorDivFn {
+  template <class T> static T f(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      if (b == 0) rt::fail("elementwise_floordiv: integer division by zero");
+      const T q = a / b;
+      return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+    } else {
+      return std::floor(a / b);
+    }
+  }
+};
+// Bitwise ops; on bool they are the logical ones.
+struct AndFn { template <class T> static T f(T a, T b) { return static_cast<T>(a & b); } };
+struct OrFn { template <class T> static T f(T a, T b) { return static_cast<T>(a | b); } };
+struct XorFn { template <class T> static T f(T a, T b) { return static_cast<T>(a ^ b); } };
+
+/// Calls f(T{}) for the dtypes the bitwise ops take.
+template <class F> void visit_bits(const char* op, const char* role, DType t, F&& f) {
+  switch (t) {
+    case DType::kBool: f(bool{}); return;
+    case DType::kUInt8: f(uint8_t{}); return;
+    case DType::kInt8: f(int8_t{}); return;
+    case DType::kInt16: f(int16_t{}); return;
+    case DType::kInt32: f(int32_t{}); return;
+    case DType::kInt64: f(int64_t{}); return;
+    default: fail_dtype(op, role, t);
+  }
+}
+
 /// The forward driver: aligns X and Y, then walks the output once. The inner
 /// loops are specialised for the unit-stride and scalar-operand runs that
 /// make up nearly all real programs, so the compiler can vectorise them.
-template <class Fn>
+/// kBits: the bitwise ops' dtypes instead of the numeric ones.
+template <class Fn, bool kBits = false>
 void binary(const char* op, const Tensor& x, const Tensor& y, Tensor& out, int axis) {
   require_init(op, "X", x);
   require_init(op, "Y", y);
@@ -59,7 +91,7 @@ void binary(const char* op, const Tensor& x, const Tensor& y, Tensor& out, int a
   OutBuf buf(&out, Slot::kOut0, bad_alias);
   Tensor& o = buf.get();
   o.resize(os, x.dtype());
-  visit_numeric(op, "X", x.dtype(), [&](auto tag) {
+  auto body = [&](auto tag) {
     using T = decltype(tag);
     StridedSpace<3> s = binary_space(xa, ya, os);
     const T* px = x.data<T>();
@@ -81,7 +113,9 @@ void binary(const char* op, const Tensor& x, const Tensor& y, Tensor& out, int a
         for (int64_t i = 0; i < n; ++i) c[i * st[2]] = Fn::f(a[i * st[0]], b[i * st[1]]);
       }
     });
-  });
+  };
+  if constexpr (kBits) visit_bits(op, "X", x.dtype(), body);
+  else visit_numeric(op, "X", x.dtype(), body);
   buf.finish();
 }
 
@@ -97,6 +131,19 @@ struct SubGrad {
 struct MulGrad {
   template <class T> static T dx(T, T y, T, T d) { return d * y; }
   template <class T> static T dy(T x, T, T, T d) { return d * x; }
+};
+// d(x^y)/dx = y x^(y-1), d(x^y)/dy = log(x) x^y; integers (no gradient in
+// practice) stay in their type.
+struct PowGrad {
+  template <class T> static T dx(T x, T y, T, T d) {
+    return static_cast<T>(d * y * pw::ElementwisePow::f<T>(x, static_cast<T>(y - 1)));
+  }
+  template <class T> static T dy(T x, T y, T, T d) {
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(d * std::log(static_cast<double>(x)) * pw::ElementwisePow::f<T>(x, y));
+    else
+      return d * std::log(x) * std::pow(x, y);
+  }
 };
 struct DivGrad {
   template <class T> static T dx(T, T y, T, T d) { return checked_div(d, y); }
@@ -208,6 +255,30 @@ void elementwise_max(const Tensor& x, const Tensor& y, Tensor& out, const Elemen
 void elementwise_mod(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
   binary<ModFn>("elementwise_mod", x, y, out, attrs.axis);
 }
+void elementwise_pow(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<pw::ElementwisePow>("elementwise_pow", x, y, out, attrs.axis);
+}
+void elementwise_floordiv(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<FloorDivFn>("elementwise_floordiv", x, y, out, attrs.axis);
+}
+void bitwise_and(const Tensor& x, const Tensor& y, Tensor& out) { binary<AndFn, true>("bitwise_and", x, y, out, -1); }
+void bitwise_or(const Tensor& x, const Tensor& y, Tensor& out) { binary<OrFn, true>("bitwise_or", x, y, out, -1); }
+void bitwise_xor(const Tensor& x, const Tensor& y, Tensor& out) { binary<XorFn, true>("bitwise_xor", x, y, out, -1); }
+void bitwise_not(const Tensor& x, Tensor& out) {
+  require_init("bitwise_not", "X", x);
+  // Same shape in and out: safe in place, element by element.
+  if (&out != &x) out.resize(x.shape(), x.dtype());
+  visit_bits("bitwise_not", "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* a = x.data<T>();
+    T* o = out.data<T>();
+    const int64_t n = x.numel();
+    if constexpr (std::is_same_v<T, bool>)
+      for (int64_t i = 0; i < n; ++i) o[i] = !a[i];
+    else
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(~a[i]);
+  });
+}
 void elementwise_div(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
   binary<DivFn>("elementwise_div", x, y, out, attrs.axis);
 }
@@ -223,6 +294,10 @@ void elementwise_sub_grad(const Tensor& x, const Tensor& y, const Tensor& out_gr
 void elementwise_mul_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
                           Tensor* y_grad, const ElementwiseAttrs& attrs) {
   binary_grad<MulGrad>("elementwise_mul_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
+}
+void elementwise_pow_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs) {
+  binary_grad<PowGrad>("elementwise_pow_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
 }
 void elementwise_div_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& out_grad,
                           Tensor* x_grad, Tensor* y_grad, const ElementwiseAttrs& attrs) {

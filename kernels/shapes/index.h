@@ -142,4 +142,18 @@ inline std::string range_size(double start, double end, double step, int64_t& n)
   return {};
 }
 
+/// take_along_axis: Index must match Input's rank and dims off the axis
+/// (kUnknown agrees with anything); Result takes Index's dims.
+inline std::string take_along_axis_shape(const Shape& input, const Shape& index, int axis_attr, Shape& out) {
+  if (index.rank != input.rank)
+    return fmt::format("Index {} must have the rank of Input {}", index.str(), input.str());
+  int axis = 0;
+  if (std::string e = index_axis("Axis", axis_attr, input.rank, axis); !e.empty()) return e;
+  for (int i = 0; i < input.rank; ++i)
+    if (i != axis && index.d[i] != input.d[i] && index.d[i] != kUnknown && input.d[i] != kUnknown)
+      return fmt::format("Index {} and Input {} differ off Axis {} (dim {})", index.str(), input.str(), axis_attr, i);
+  out = index;
+  return {};
+}
+
 }  // namespace fluidc::shapes

@@ -1,0 +1,78 @@
+// compiler/ops/detection.cc - inference-only detection ops: prior_box, box_coder, yolo_box.
+#include "compiler/ops/attr_struct.h"
+#include "compiler/ops/registry.h"
+#include "compiler/ops/shape_ctx.h"
+#include "kernels/shapes/detection.h"
+
+namespace fluidc::ops {
+namespace {
+
+// The kernels' rules (kernels/shapes/detection.h).
+void infer_prior_box(ShapeCtx& c) {
+  const TensorType& in = c.input("Input");
+  const TensorType& img = c.input("Image");
+  rt::Shape is, ms, os;
+  if (!in.known || !img.known || !shape_rules::to_shape(c, in, is) || !shape_rules::to_shape(c, img, ms)) return;
+  if (std::string e = shapes::prior_box_shape(is, ms, parse_attrs<kernels::PriorBoxAttrs>(c.op()), os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType t = in;
+  if (t.dtype != pb::VarType::FP64) t.dtype = pb::VarType::FP32;
+  t.dims = shape_rules::from_shape(os);
+  c.set_output("Boxes", t);
+  c.set_output("Variances", t);
+}
+
+void infer_box_coder(ShapeCtx& c) {
+  const TensorType& prior = c.input("PriorBox");
+  const TensorType& target = c.input("TargetBox");
+  rt::Shape ps, ts, vs, os;
+  if (!prior.known || !target.known || !shape_rules::to_shape(c, prior, ps) || !shape_rules::to_shape(c, target, ts))
+    return;
+  const bool has_var = c.has_input("PriorBoxVar");
+  if (has_var) {
+    const TensorType& var = c.input("PriorBoxVar");
+    if (!var.known || !shape_rules::to_shape(c, var, vs)) return;
+  }
+  const auto a = parse_attrs<kernels::BoxCoderAttrs>(c.op());
+  if (std::string e = shapes::box_coder_shape(ps, has_var ? &vs : nullptr, ts, a, os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType t = target;
+  t.dims = shape_rules::from_shape(os);
+  c.set_output("OutputBox", t);
+}
+
+void infer_yolo_box(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  const TensorType& img = c.input("ImgSize");
+  rt::Shape xs, is, bs, ss;
+  if (!x.known || !img.known || !shape_rules::to_shape(c, x, xs) || !shape_rules::to_shape(c, img, is)) return;
+  if (std::string e = shapes::yolo_box_shape(xs, is, parse_attrs<kernels::YoloBoxAttrs>(c.op()), bs, ss); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType t = x;
+  t.dims = shape_rules::from_shape(bs);
+  c.set_output("Boxes", t);
+  t.dims = shape_rules::from_shape(ss);
+  c.set_output("Scores", t);
+}
+
+}  // namespace
+
+void add_detection_ops(std::vector<OpDef>& t) {
+  t.push_back({.type = "prior_box", .family = "detection", .inputs = {{"Input"}, {"Image"}},
+               .outputs = {{"Boxes"}, {"Variances"}}, .attrs = kernel_attrs<kernels::PriorBoxAttrs>(),
+               .attrs_struct = "PriorBoxAttrs", .infer_shape = infer_prior_box});
+  t.push_back({.type = "box_coder", .family = "detection", .inputs = {{"PriorBox"}, {"PriorBoxVar", true}, {"TargetBox"}},
+               .outputs = {{"OutputBox"}}, .attrs = kernel_attrs<kernels::BoxCoderAttrs>(),
+               .attrs_struct = "BoxCoderAttrs", .infer_shape = infer_box_coder});
+  t.push_back({.type = "yolo_box", .family = "detection", .inputs = {{"X"}, {"ImgSize"}},
+               .outputs = {{"Boxes"}, {"Scores"}}, .attrs = kernel_attrs<kernels::YoloBoxAttrs>(),
+               .attrs_struct = "YoloBoxAttrs", .infer_shape = infer_yolo_box});
+}
+
+}  // namespace fluidc::ops

@@ -1,0 +1,83 @@
+// test/unit/kernels/flip_tril_test.cc - flip and tril_triu: hand-computed values, dtypes, errors, gradients.
+#include <catch2/catch.hpp>
+
+#include <numeric>
+
+#include "kernels/tensor_manip.h"
+#include "runtime/error.h"
+#include "test/unit/kernels/gradcheck.h"
+
+using namespace fluidc;
+using namespace fluidc::test;
+using kernels::FlipAttrs;
+using kernels::TrilTriuAttrs;
+
+namespace {
+
+Tensor iota(const Shape& s) {
+  std::vector<float> v(static_cast<size_t>(s.numel()));
+  std::iota(v.begin(), v.end(), 0.0f);
+  return f32(s, v);
+}
+
+FlipAttrs flip_axes(std::vector<int> axes) {
+  FlipAttrs a;
+  a.axis = std::move(axes);
+  return a;
+}
+
+TrilTriuAttrs tri(int diagonal, bool lower) {
+  TrilTriuAttrs a;
+  a.diagonal = diagonal;
+  a.lower = lower;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("flip: one or several axes, any dtype, in place", "[flip]") {
+  Tensor out;
+  kernels::flip(iota(Shape{2, 3}), out, flip_axes({1}));
+  CHECK(values(out) == std::vector<double>{2, 1, 0, 5, 4, 3});
+  kernels::flip(iota(Shape{2, 3}), out, flip_axes({0}));
+  CHECK(values(out) == std::vector<double>{3, 4, 5, 0, 1, 2});
+  kernels::flip(iota(Shape{2, 2, 2}), out, flip_axes({0, -1}));
+  CHECK(values(out) == std::vector<double>{5, 4, 7, 6, 1, 0, 3, 2});
+  kernels::flip(i64(Shape{3}, {7, 8, 9}), out, flip_axes({0}));
+  CHECK(values(out) == std::vector<double>{9, 8, 7});
+  Tensor x = iota(Shape{4});
+  kernels::flip(x, x, flip_axes({0}));
+  CHECK(values(x) == std::vector<double>{3, 2, 1, 0});
+  CHECK_THROWS_WITH(kernels::flip(iota(Shape{2}), out, flip_axes({1})), Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(kernels::flip(iota(Shape{2}), out, flip_axes({0, -1})), Catch::Contains("twice"));
+}
+
+TEST_CASE("tril_triu: diagonals above and below, batches", "[tril_triu]") {
+  Tensor out;
+  const Tensor x = iota(Shape{3, 4});
+  kernels::tril_triu(x, out, tri(0, true));
+  CHECK(values(out) == std::vector<double>{0, 0, 0, 0, 4, 5, 0, 0, 8, 9, 10, 0});
+  kernels::tril_triu(x, out, tri(1, false));
+  CHECK(values(out) == std::vector<double>{0, 1, 2, 3, 0, 0, 6, 7, 0, 0, 0, 11});
+  kernels::tril_triu(x, out, tri(-1, true));
+  CHECK(values(out) == std::vector<double>{0, 0, 0, 0, 4, 0, 0, 0, 8, 9, 0, 0});
+  kernels::tril_triu(x, out, tri(-5, false));  // everything kept
+  CHECK(values(out) == values(x));
+  kernels::tril_triu(iota(Shape{2, 2, 2}), out, tri(0, false));
+  CHECK(values(out) == std::vector<double>{0, 1, 0, 3, 4, 5, 0, 7});
+  CHECK_THROWS_WITH(kernels::tril_triu(iota(Shape{3}), out, tri(0, true)), Catch::Contains("rank >= 2"));
+}
+
+TEST_CASE("flip and tril_triu: gradients", "[flip]") {
+  for (DType dt : {DType::kFP64, DType::kFP32}) {
+    std::mt19937 rng(3);
+    Tensor x = random(Shape{2, 3, 4}, dt, rng);
+    const FlipAttrs fa = flip_axes({0, 2});
+    // flip's gradient rule is flip itself.
+    CHECK_GRADCHECK_OP("flip", {&x}, [&](Tensor& out) { kernels::flip(x, out, fa); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::flip(dout, *g[0], fa); });
+    const TrilTriuAttrs ta = tri(1, true);
+    CHECK_GRADCHECK_OP("tril_triu", {&x}, [&](Tensor& out) { kernels::tril_triu(x, out, ta); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::tril_triu_grad(dout, g[0], ta); });
+  }
+}
