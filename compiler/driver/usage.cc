@@ -49,6 +49,8 @@ const std::vector<CmdFlag>& cmd_flags() {
       {"--verbose", {"build"}},             {"--params", {"build", "emit"}},
       {"--fetch", {"build", "emit"}},       {"--no-fuse", {"build", "emit", "opt"}},
       {"--train", {"build", "emit"}},       {"--markdown", {"ops"}},
+      {"--no-memory-plan", {"build", "emit", "opt"}}, {"--memory-report", {"build", "emit"}},
+      {"--max-memory", {"build", "emit"}},
   };
   return k;
 }
