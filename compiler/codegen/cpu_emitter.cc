@@ -288,14 +288,13 @@ class Emitter {
     for (const auto& g : groups) out << ", " << g;
     out << " {\n public:\n";
     out << fmt::format("  Model() : fluidc::rt::Model(model_info(), {}) {{}}\n", slots_.empty() ? "nullptr" : "slots_");
-    const std::string bind = has_memory_plan() ? "    bind_arena();\n" : "";
+    // bind_arena() after the load-time ops: those never touch planned variables.
+    const std::string bind = has_memory_plan() ? "bind_arena(); " : "";
     if (has_load_time_)
-      out << "  void run() override {\n" << bind << "    if (!load_time_done_) {\n      main_load_time();\n"
-             "      load_time_done_ = true;\n    }\n    main_block0();\n  }\n";
-    else if (!bind.empty())
-      out << "  void run() override {\n" << bind << "    main_block0();\n  }\n";
+      out << "  void run() override {\n    if (!load_time_done_) {\n      main_load_time();\n"
+             "      load_time_done_ = true;\n    }\n    " << bind << "main_block0();\n  }\n";
     else
-      out << "  void run() override { main_block0(); }\n";
+      out << "  void run() override { " << bind << "main_block0(); }\n";
     out << fmt::format("  void startup() override {{{}}}\n\n private:\n", startup_ ? " startup_block0(); " : "");
     for (const auto& fn : block_fns_) out << fmt::format("  void {}();\n", fn);
     // Parts of long blocks stay separate functions: the optimiser's cost
@@ -399,18 +398,21 @@ class Emitter {
     members_ << "  fluidc::rt::Arena arena_static_, arena_batch_;  // the memory plan's arenas\n"
                 "  bool arena_static_bound_ = false;\n  int64_t arena_batch_n_ = -1;\n";
     block_fns_.push_back("bind_arena");
-    std::string s = fmt::format("  if (!arena_static_bound_) {{\n    arena_static_.reserve({});\n"
-                                "    unsigned char* base = arena_static_.data();\n", m.fixed.size);
-    std::string owned, views;
+    std::string fixed, owned, views;
     for (const auto& v : m.vars) {
       const std::string& id = idents_.at(v.name);
-      if (v.arena == ArenaKind::kStatic)
-        s += fmt::format("    {}.view(base + {}, {});\n", id, v.offset, v.bytes);
-      else
-        views += fmt::format("  {}.view(base + {} * n, {} * n);\n", id, v.offset, v.bytes),
-            owned += fmt::format("    {} = Tensor();\n", id);
+      if (v.arena == ArenaKind::kStatic) {
+        fixed += fmt::format("    {}.view(base + {}, {});\n", id, v.offset, v.bytes);
+      } else {
+        views += fmt::format("  {}.view(base + {} * n, {} * n);\n", id, v.offset, v.bytes);
+        owned += fmt::format("    {} = Tensor();\n", id);
+      }
     }
-    s += "    arena_static_bound_ = true;\n  }\n";
+    std::string s;
+    if (!fixed.empty())
+      s = fmt::format("  if (!arena_static_bound_) {{\n    arena_static_.reserve({});\n"
+                      "    unsigned char* base = arena_static_.data();\n{}    arena_static_bound_ = true;\n  }}\n",
+                      m.fixed.size, fixed);
     if (!m.batch_feeds.empty()) {
       std::vector<std::string> feeds;
       for (const auto& f : m.batch_feeds) feeds.push_back("&" + idents_.at(f));
