@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <set>
 
@@ -110,6 +111,7 @@ const PlannedVar* MemoryPlan::find(const std::string& name) const {
 MemoryPlan plan_memory(const Program& main, const Program* startup, const ProgramInfo& info,
                        const std::map<std::string, TensorType>& types, const FusionPlan& fusion,
                        const std::vector<bool>& load_time) {
+  const auto start = std::chrono::steady_clock::now();
   MemoryPlan plan;
   std::set<std::string> never(info.feeds.begin(), info.feeds.end());
   never.insert(info.fetches.begin(), info.fetches.end());
@@ -181,6 +183,7 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
   });
   if (std::none_of(plan.vars.begin(), plan.vars.end(), [](const PlannedVar& v) { return v.arena == ArenaKind::kPerBatch; }))
     plan.batch_feeds.clear();
+  plan.planning_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 #ifndef NDEBUG
   if (std::string why = validate_memory_plan(plan); !why.empty()) internal_error("memory plan: " + why);
 #endif
