@@ -13,9 +13,9 @@ python3 "$root/tools/gen_scaling_programs.py" chain "$ops" "$work/chain.pbtxt"
 # and best-fit placement in three orders.
 best=""
 for _ in 1 2 3 4 5; do
-  ms=$("$fluidc" emit "$work/chain.pbtxt" --no-fuse --memory-report -o "$work/out" | sed -n 's/.*planned in \([0-9.]*\) ms/\1/p')
+  ms=$("$fluidc" emit "$work/chain.pbtxt" --no-fuse --memory-report -o "$work/out" | sed -n 's/.*planned in \([0-9.]*\) ms.*/\1/p')
   best=$(python3 -c "print(min(float(x) for x in '$best $ms'.split()))")
 done
-printf '| memory plan of a %s-op chain (%s variables planned) | %s ms |\n' "$ops" \
+printf '| memory plan of a %s-op chain (%s variables planned) | %s ms CPU |\n' "$ops" \
   "$("$fluidc" emit "$work/chain.pbtxt" --no-fuse --memory-report -o "$work/out" | sed -n 's/.*arena: .* for \([0-9]*\) variables/\1/p')" "$best"
 python3 "$root/tools/memory_plan_ratios.py" "$fluidc"

@@ -15,14 +15,20 @@ bool interfere(const LiveBuffer& a, const LiveBuffer& b) { return a.first <= b.l
 // Best fit in the given order: among the gaps left by already placed
 // buffers that interfere, the smallest that fits, else the top of them.
 int64_t place_in_order(std::vector<LiveBuffer>& bufs, const std::vector<size_t>& order, int64_t align) {
-  std::vector<size_t> placed;
+  // Placed buffers by start; one that interferes with b starts in
+  // [b.first - longest placed span, b.last], so only that slice is scanned.
+  std::vector<std::pair<int, size_t>> placed;  // (first, index), sorted
+  int longest = 0;
   std::vector<std::pair<int64_t, int64_t>> busy;  // [offset, end) of interfering placed buffers
   int64_t arena = 0;
   for (size_t idx : order) {
     LiveBuffer& b = bufs[idx];
     busy.clear();
-    for (size_t p : placed)
-      if (interfere(bufs[p], b)) busy.emplace_back(bufs[p].offset, bufs[p].offset + bufs[p].size);
+    auto it = std::lower_bound(placed.begin(), placed.end(), std::make_pair(b.first - longest, size_t{0}));
+    for (; it != placed.end() && it->first <= b.last; ++it) {
+      const LiveBuffer& p = bufs[it->second];
+      if (interfere(p, b)) busy.emplace_back(p.offset, p.offset + p.size);
+    }
     std::sort(busy.begin(), busy.end());
     int64_t cur = 0, best = -1, best_gap = 0;
     for (const auto& [off, end] : busy) {
@@ -31,7 +37,8 @@ int64_t place_in_order(std::vector<LiveBuffer>& bufs, const std::vector<size_t>&
     }
     b.offset = best >= 0 ? best : align_up(cur, align);
     arena = std::max(arena, b.offset + b.size);
-    placed.push_back(idx);
+    placed.insert(std::upper_bound(placed.begin(), placed.end(), std::make_pair(b.first, idx)), {b.first, idx});
+    longest = std::max(longest, b.last - b.first);
   }
   return arena;
 }

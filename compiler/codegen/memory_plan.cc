@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <optional>
 #include <set>
 
@@ -47,10 +47,11 @@ std::vector<std::string> batch_feeds(const ProgramInfo& info, const std::map<std
   return out;
 }
 
-// main's types with every batch feed's dim 0 set to n; empty on failure.
-std::map<std::string, TensorType> types_at_batch(const Program& main, const std::vector<std::string>& feeds, int64_t n) {
-  pb::ProgramDesc desc = main.desc();
-  auto* block = desc.mutable_blocks(0);
+// `prog`'s types with every batch feed's dim 0 set to n; empty on failure.
+// `prog` is a copy of main changed in place: only dims change, so its name
+// index stays valid (and no checksum is recomputed, as from_desc would).
+std::map<std::string, TensorType> types_at_batch(Program& prog, const std::vector<std::string>& feeds, int64_t n) {
+  auto* block = prog.mutable_desc().mutable_blocks(0);
   for (auto& v : *block->mutable_vars()) {
     if (std::find(feeds.begin(), feeds.end(), v.name()) == feeds.end()) continue;
     if (!v.type().has_lod_tensor() || v.type().lod_tensor().tensor().dims_size() == 0) return {};
@@ -58,7 +59,7 @@ std::map<std::string, TensorType> types_at_batch(const Program& main, const std:
   }
   try {
     Diagnostics diags;
-    auto types = infer_shapes(Program::from_desc(std::move(desc), main.origin()), diags, false);
+    auto types = infer_shapes(prog, diags, false);
     if (diags.has_errors()) return {};
     return types;
   } catch (const std::exception&) {
@@ -111,7 +112,8 @@ const PlannedVar* MemoryPlan::find(const std::string& name) const {
 MemoryPlan plan_memory(const Program& main, const Program* startup, const ProgramInfo& info,
                        const std::map<std::string, TensorType>& types, const FusionPlan& fusion,
                        const std::vector<bool>& load_time) {
-  const auto start = std::chrono::steady_clock::now();
+  // CPU time, not wall time: on a shared machine the wall time counts other processes' turns.
+  const std::clock_t start = std::clock();
   MemoryPlan plan;
   std::set<std::string> never(info.feeds.begin(), info.feeds.end());
   never.insert(info.fetches.begin(), info.fetches.end());
@@ -134,9 +136,11 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
 
   plan.batch_feeds = batch_feeds(info, types);
   std::vector<std::map<std::string, TensorType>> at_n;  // types at N = 1, 2, 3
+  std::optional<Program> scratch;
+  if (!plan.batch_feeds.empty()) scratch.emplace(main);
   if (!plan.batch_feeds.empty())
     for (int64_t n = 1; n <= 3; ++n) {
-      at_n.push_back(types_at_batch(main, plan.batch_feeds, n));
+      at_n.push_back(types_at_batch(*scratch, plan.batch_feeds, n));
       if (at_n.back().empty()) {
         at_n.clear();
         break;
@@ -183,7 +187,7 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
   });
   if (std::none_of(plan.vars.begin(), plan.vars.end(), [](const PlannedVar& v) { return v.arena == ArenaKind::kPerBatch; }))
     plan.batch_feeds.clear();
-  plan.planning_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  plan.planning_ms = 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
 #ifndef NDEBUG
   if (std::string why = validate_memory_plan(plan); !why.empty()) internal_error("memory plan: " + why);
 #endif

@@ -49,7 +49,7 @@ struct MemoryPlan {
   /// Feeds whose dim 0 is N (the per-batch arena's scale), in feed order.
   std::vector<std::string> batch_feeds;
   int owned = 0;  ///< block-0 non-persistable tensors left with owned storage
-  double planning_ms = -1;  ///< how long plan_memory took (the report shows it); -1: not measured
+  double planning_ms = -1;  ///< CPU time plan_memory took (the report shows it); -1: not measured
 
   bool empty() const { return vars.empty(); }
   const PlannedVar* find(const std::string& name) const;

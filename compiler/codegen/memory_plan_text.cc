@@ -148,7 +148,7 @@ std::string memory_report(const MemoryPlan& plan, const Program& main) {
   out += fmt::format("  owned storage: {} other block-0 tensor{} (persistable, fed, fetched, read before written, "
                      "or of a size the plan cannot bound)\n",
                      plan.owned, plan.owned == 1 ? "" : "s");
-  if (plan.planning_ms >= 0) out += fmt::format("  planned in {:.1f} ms\n", plan.planning_ms);
+  if (plan.planning_ms >= 0) out += fmt::format("  planned in {:.1f} ms (CPU time)\n", plan.planning_ms);
   return out;
 }
 
