@@ -23,7 +23,7 @@ def programs():
     seen = set()
     for top in ("test/fixtures", "examples"):
         for p in sorted((ROOT / top).rglob("*")):
-            if p.suffix in (".pdmodel", "") and p.is_file() and (p.suffix == ".pdmodel" or p.name == "__model__"):
+            if p.suffix in (".pdmodel", "") and p.is_file() and (p.suffix == ".pdmodel" or p.name.endswith("__model__")):
                 if "startup" in p.name or p in seen:
                     continue
                 seen.add(p)

@@ -10,6 +10,9 @@
 namespace fluidc {
 namespace {
 
+// Up to this many buffers, every placement order is tried (8! = 40,320 orders of 8 buffers).
+constexpr size_t kExhaustiveUpTo = 8;
+
 bool interfere(const LiveBuffer& a, const LiveBuffer& b) { return a.first <= b.last && b.first <= a.last; }
 
 // Best fit in the given order: among the gaps left by already placed
@@ -76,19 +79,34 @@ Placement place_buffers(std::vector<LiveBuffer>& bufs, int64_t align) {
       {"span", [](const LiveBuffer& a, const LiveBuffer& b) {
          return a.last - a.first != b.last - b.first ? a.last - a.first > b.last - b.first : a.size > b.size;
        }},
+      {"area", [](const LiveBuffer& a, const LiveBuffer& b) {  // bytes x ops
+         const int64_t x = a.size * (a.last - a.first + 1), y = b.size * (b.last - b.first + 1);
+         return x != y ? x > y : a.first < b.first;
+       }},
   };
   std::vector<int64_t> best_offsets;
   best.arena = -1;
-  for (const auto& o : kOrders) {
-    std::vector<size_t> order = base;
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return o.less(bufs[x], bufs[y]); });
+  auto try_order = [&](const std::vector<size_t>& order, const char* name) {
     const int64_t arena = place_in_order(bufs, order, align);
     if (best.arena < 0 || arena < best.arena) {
       best.arena = arena;
-      best.order = o.name;
+      best.order = name;
       best_offsets.clear();
       for (const auto& b : bufs) best_offsets.push_back(b.offset);
     }
+  };
+  for (const auto& o : kOrders) {
+    std::vector<size_t> order = base;
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return o.less(bufs[x], bufs[y]); });
+    try_order(order, o.name);
+  }
+  // A handful of buffers (small programs, where one misplaced buffer is a
+  // large share of the arena): every order, until one meets the lower bound.
+  if (bufs.size() <= kExhaustiveUpTo && best.arena > best.lower_bound) {
+    std::vector<size_t> order = base;
+    do {
+      try_order(order, "exhaustive");
+    } while (best.arena > best.lower_bound && std::next_permutation(order.begin(), order.end()));
   }
   for (size_t i = 0; i < bufs.size(); ++i) bufs[i].offset = best_offsets[i];
   return best;

@@ -21,12 +21,13 @@ struct Placement {
   int64_t arena = 0;        ///< bytes the offsets need
   int64_t lower_bound = 0;  ///< the most bytes live at one position
   int peak = -1;            ///< a position where lower_bound is reached
-  std::string order;        ///< the placement order that won ("size", "start", "span")
+  std::string order;        ///< the placement order that won ("size", "start", "span", "area", "exhaustive")
 };
 
 /// Sets every buffer's offset (a multiple of `align`) by best fit, placing
-/// the buffers by decreasing size, by start and by decreasing span in turn
-/// and keeping the smallest arena (ties: the first tried).
+/// the buffers by decreasing size, by start, by decreasing span and by
+/// decreasing size x span in turn (and, for at most 8 buffers, in every
+/// order until one meets the lower bound), keeping the smallest arena.
 Placement place_buffers(std::vector<LiveBuffer>& buffers, int64_t align);
 
 /// The most bytes live at one position, and where (first such position).

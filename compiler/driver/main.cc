@@ -46,7 +46,7 @@ usage:
       --no-main leaves out main() so several programs link into one binary.
   fluidc opt PROGRAM [--passes=PASS,...] [training options] [--startup S]
              [--startup-out S2] [--print-after=PASS|all] -o OUT.pdmodel|OUT.pbtxt
-      Run the pipeline's passes (strip-inference, loss, autodiff, optimizer, dead-code, fuse; default
+      Run the pipeline's passes (strip-inference, loss, autodiff, optimizer, dead-code, fuse, memory-plan; default
       autodiff,optimizer) in their fixed order and write the rewritten ProgramDesc (binary,
       or text for .pbtxt; Paddle loads it back) and its side tables beside it (the fuse
       pass's plan: OUT.fusion; the memory plan's: OUT.memory). --print-after prints the program after a pass, or each.
