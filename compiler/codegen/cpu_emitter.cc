@@ -15,6 +15,7 @@
 #include "compiler/support/escape.h"
 #include "compiler/codegen/fusion.h"
 #include "compiler/codegen/fusion_plan.h"
+#include "compiler/codegen/memory_plan.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/ops/registry.h"
@@ -173,6 +174,7 @@ class Emitter {
     assign_identifiers();
     std::string main_fns = emit_program(main_, "main");
     std::string startup_fns = startup_ ? emit_program(*startup_, "startup") : "";
+    main_fns += emit_memory_plan();
     std::ostringstream tables;
     emit_tables(tables);
     std::ostringstream out;
@@ -328,11 +330,13 @@ class Emitter {
     for (const auto& g : groups) out << ", " << g;
     out << " {\n public:\n";
     out << fmt::format("  Model() : fluidc::rt::Model(model_info(), {}) {{}}\n", slots_.empty() ? "nullptr" : "slots_");
+    // bind_arena() after the load-time ops: those never touch planned variables.
+    const std::string bind = has_memory_plan() ? "bind_arena(); " : "";
     if (has_load_time_)
       out << "  void run() override {\n    if (!load_time_done_) {\n      main_load_time();\n"
-             "      load_time_done_ = true;\n    }\n    main_block0();\n  }\n";
+             "      load_time_done_ = true;\n    }\n    " << bind << "main_block0();\n  }\n";
     else
-      out << "  void run() override { main_block0(); }\n";
+      out << "  void run() override { " << bind << "main_block0(); }\n";
     out << fmt::format("  void startup() override {{{}}}\n\n private:\n", startup_ ? " startup_block0(); " : "");
     for (const auto& fn : block_fns_) out << fmt::format("  void {}();\n", fn);
     // Parts of long blocks stay separate functions: the optimiser's cost
@@ -447,6 +451,46 @@ class Emitter {
                          b ? fmt::format(" (parent {})", block.parent_idx()) : "", fn, body.str());
     }
     return fns.str();
+  }
+
+  bool has_memory_plan() const { return opts_.memory && !opts_.memory->empty(); }
+
+  // The memory plan: arena members and bind_arena(), which run() calls
+  // first. The static views are set once; the per-batch ones whenever the
+  // feeds' batch N changes (offsets and capacities scale by N), and when
+  // the feeds disagree on N those variables get owned storage for the run.
+  std::string emit_memory_plan() {
+    if (!has_memory_plan()) return "";
+    const MemoryPlan& m = *opts_.memory;
+    members_ << "  fluidc::rt::Arena arena_static_, arena_batch_;  // the memory plan's arenas\n"
+                "  bool arena_static_bound_ = false;\n  int64_t arena_batch_n_ = -1;\n";
+    block_fns_.push_back("bind_arena");
+    std::string fixed, owned, views;
+    for (const auto& v : m.vars) {
+      const std::string& id = idents_.at(v.name);
+      if (v.arena == ArenaKind::kStatic) {
+        fixed += fmt::format("    {}.view(base + {}, {});\n", id, v.offset, v.bytes);
+      } else {
+        views += fmt::format("  {}.view(base + {} * n, {} * n);\n", id, v.offset, v.bytes);
+        owned += fmt::format("    {} = Tensor();\n", id);
+      }
+    }
+    std::string s;
+    if (!fixed.empty())
+      s = fmt::format("  if (!arena_static_bound_) {{\n    arena_static_.reserve({});\n"
+                      "    unsigned char* base = arena_static_.data();\n{}    arena_static_bound_ = true;\n  }}\n",
+                      m.fixed.size, fixed);
+    if (!m.batch_feeds.empty()) {
+      std::vector<std::string> feeds;
+      for (const auto& f : m.batch_feeds) feeds.push_back("&" + idents_.at(f));
+      s += fmt::format("  const Tensor* const feeds[] = {{{}}};\n  const int64_t n = fluidc::rt::shared_batch(feeds, {});\n"
+                       "  if (n == arena_batch_n_) return;\n  arena_batch_n_ = n;\n"
+                       "  if (n < 0) {{  // the feeds disagree on N: owned storage for this run\n{}    return;\n  }}\n"
+                       "  arena_batch_.reserve(static_cast<size_t>({}) * n);\n  unsigned char* base = arena_batch_.data();\n{}",
+                       fmt::join(feeds, ", "), feeds.size(), owned, m.batch.size, views);
+    }
+    return fmt::format("// the memory plan: {} static bytes, {} bytes x N per batch\nvoid Model::bind_arena() {{\n{}}}\n\n",
+                       m.fixed.size, m.batch.size, s);
   }
 
   // Names of op i's hoisted OpSite and kernel-attribute constant; a fused

@@ -13,6 +13,7 @@
 namespace fluidc {
 
 struct FusionPlan;
+struct MemoryPlan;
 
 struct EmitOptions {
   /// Shown in the stamp and the ModelInfo; the path as the user gave it.
@@ -38,6 +39,9 @@ struct EmitOptions {
   /// (compiler/analysis/load_time.h): those go into a method run once per
   /// parameter load. nullptr: every op runs every time.
   const std::vector<bool>* load_time = nullptr;
+  /// The memory-plan pass's arenas (memory_plan.h): planned block-0
+  /// variables view them; nullptr or empty: every tensor owns its storage.
+  const MemoryPlan* memory = nullptr;
 };
 using CpuEmitOptions = EmitOptions;
 

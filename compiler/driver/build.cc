@@ -91,6 +91,17 @@ std::string load_params_blob(const BuildOptions& o, const Program& main, const P
   return blob.str();
 }
 
+// --memory-report and --max-memory, once the plan exists.
+void check_memory(const BuildOptions& o, const PipelineResult& r) {
+  const bool planned = std::find(r.ran.begin(), r.ran.end(), "memory-plan") != r.ran.end();
+  if ((o.memory_report || o.max_memory >= 0) && !planned)
+    usage_error("--memory-report and --max-memory need the memory plan (drop --no-memory-plan)");
+  if (o.memory_report) fmt::print("{}", memory_report(r.memory, r.main));
+  if (o.max_memory >= 0 && r.memory.fixed.size > o.max_memory)
+    user_error(fmt::format("{}: the static memory plan needs {} bytes, over --max-memory {}\n{}", o.main_path,
+                           r.memory.fixed.size, o.max_memory, memory_report(r.memory, r.main)));
+}
+
 // The passes a subcommand runs (see BuildOptions::passes).
 PipelineOptions pipeline_options(const BuildOptions& o, bool opt) {
   PipelineOptions p = o.pipeline;
@@ -101,6 +112,9 @@ PipelineOptions pipeline_options(const BuildOptions& o, bool opt) {
   if (o.passes.empty() && !opt && !o.train) p.passes = kInferenceRewrites;
   if (!opt && o.fuse && !has("fuse")) p.passes.push_back("fuse");
   if (!o.fuse) std::erase(p.passes, "fuse");
+  // memory-plan: on for build/emit, last (it reads the fusion plan).
+  if (!opt && o.memory_plan && !has("memory-plan")) p.passes.push_back("memory-plan");
+  if (!o.memory_plan) std::erase(p.passes, "memory-plan");
   // Training starts from a forward or exported inference program.
   if (has("autodiff") && !has("strip-inference")) p.passes.push_back("strip-inference");
   if (has("autodiff") && !o.pipeline.label.empty() && !has("loss")) p.passes.push_back("loss");
@@ -162,6 +176,8 @@ Prepared prepare(const BuildOptions& o) {
   eo.load_time = &r.load_time;
   eo.emit_main = o.emit_main;
   eo.types = &r.types;
+  eo.memory = &r.memory;
+  check_memory(o, r);
   p.program = emit_program(target(), r.main, r.startup ? &*r.startup : nullptr, r.info, eo);
   if (o.emit_lib) {
     LibSpec spec = library_spec(o);
@@ -333,6 +349,9 @@ void optimize_program(const BuildOptions& o) {
   const fs::path plan = o.output + kFusionPlanSuffix;
   if (std::find(r.ran.begin(), r.ran.end(), "fuse") != r.ran.end()) write_text(plan, fusion_plan_text(r.fusion, r.main));
   else fs::remove(plan);
+  const fs::path memory = o.output + kMemoryPlanSuffix;
+  if (std::find(r.ran.begin(), r.ran.end(), "memory-plan") != r.ran.end()) write_text(memory, memory_plan_text(r.memory, r.main));
+  else fs::remove(memory);
 }
 
 void emit_sources(const BuildOptions& o) {

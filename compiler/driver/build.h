@@ -1,6 +1,7 @@
 // compiler/driver/build.h - `fluidc build` and `fluidc emit`: program in, binary or sources out.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ struct BuildOptions {
   std::string save_temps;     ///< keep generated sources here
   int opt_level = 2;
   bool fuse = true;           ///< --no-fuse: the fuse pass does not run (one kernel call per op)
+  bool memory_plan = true;    ///< --no-memory-plan: every tensor owns its storage
+  bool memory_report = false; ///< --memory-report: print the memory plan's report
+  int64_t max_memory = -1;    ///< --max-memory BYTES: fail when the static arena needs more (-1: no limit)
   std::string cpp_namespace;  ///< --namespace: of the generated class (default: from file name and checksum)
   bool emit_main = true;      ///< --no-main (emit only): sources to link into other code
   bool verbose = false;
@@ -39,6 +43,8 @@ struct BuildOptions {
 /// The side-table files `fluidc opt` writes beside its output OUT: the fuse
 /// pass's plan goes to OUT + kFusionPlanSuffix (`fluidc dump OUT` shows it).
 inline constexpr const char* kFusionPlanSuffix = ".fusion";
+/// ... and the memory plan to OUT + kMemoryPlanSuffix.
+inline constexpr const char* kMemoryPlanSuffix = ".memory";
 
 /// `fluidc opt`: runs the pipeline and writes the rewritten program to
 /// options.output (text when it ends in .pbtxt), the startup program to

@@ -9,6 +9,7 @@
 
 #include "compiler/analysis/shape_infer.h"
 #include "compiler/codegen/fusion_plan.h"
+#include "compiler/codegen/memory_plan.h"
 #include "compiler/driver/build.h"
 #include "compiler/analysis/program_info.h"
 #include "compiler/ir/attrs.h"
@@ -40,6 +41,21 @@ std::string var_kind(const pb::VarDesc& v) {
 
 // The side tables `fluidc opt` wrote beside `path`, checked against the
 // program and listed; none when there are none.
+void dump_memory_plan(const std::string& path, const Program& prog) {
+  const std::string plan_path = path + kMemoryPlanSuffix;
+  if (!std::filesystem::exists(plan_path)) return;
+  std::ifstream in(plan_path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  MemoryPlan plan = read_memory_plan(text.str(), plan_path, prog);
+  fmt::print("\nside table: memory plan ({}), {} variable{}\n", plan_path, plan.vars.size(), plan.vars.size() == 1 ? "" : "s");
+  std::istringstream lines(memory_report(plan, prog));
+  for (std::string line; std::getline(lines, line);) fmt::print("  {}\n", line);
+  for (const auto& v : plan.vars)
+    fmt::print("    {} {:>10} +{:<8} ops {}-{}  {}\n", v.arena == ArenaKind::kStatic ? "static" : "batch ", v.offset,
+               v.bytes, v.first, v.last, printable(v.name));
+}
+
 void dump_side_tables(const std::string& path, const Program& prog) {
   const std::string plan_path = path + kFusionPlanSuffix;
   if (!std::filesystem::exists(plan_path)) return;
@@ -95,6 +111,7 @@ int dump_program(const std::string& path, bool all_attrs) {
     }
   }
   if (!diags.has_errors()) dump_side_tables(path, prog);
+  if (!diags.has_errors()) dump_memory_plan(path, prog);
   if (!diags.all().empty()) fmt::print(stderr, "\n{}", diags.str());
   return diags.has_errors() ? 1 : 0;
 }

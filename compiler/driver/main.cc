@@ -29,6 +29,9 @@ usage:
       binary's default. --fetch adds variables the binary writes out (any tensor of
       block 0, e.g. gradients). Chains of elementwise ops become single loops unless
       --no-fuse is given. Uses clang++ unless $CXX is set.
+      Block-0 temporaries share one planned arena unless --no-memory-plan is given;
+      --memory-report prints the plan (arena, bytes without a plan, lower bound, peak);
+      --max-memory BYTES fails the build when the static arena needs more.
   fluidc build PROGRAM --train [--loss VAR] [--label NAME --loss-fn mse|cross_entropy|softmax_cross_entropy]
                [--optimizer sgd|momentum|adam] [--lr X] [--momentum M] [--nesterov]
                [--beta1 B1] [--beta2 B2] [--epsilon E] [--weight-decay W] [--clip-norm N] [--no-grad VAR,...]
@@ -48,15 +51,15 @@ usage:
       --no-main leaves out main() so several programs link into one binary.
   fluidc opt PROGRAM [--passes=PASS,...] [training options] [--startup S]
              [--startup-out S2] [--print-after=PASS|all] -o OUT.pdmodel|OUT.pbtxt
-      Run the pipeline's passes (strip-inference, loss, autodiff, optimizer, dead-code, fuse; default
+      Run the pipeline's passes (strip-inference, loss, autodiff, optimizer, dead-code, fuse, memory-plan; default
       autodiff,optimizer) in their fixed order and write the rewritten ProgramDesc (binary,
       or text for .pbtxt; Paddle loads it back) and its side tables beside it (the fuse
-      pass's plan: OUT.fusion). --print-after prints the program after a pass, or each.
+      pass's plan: OUT.fusion; the memory plan's: OUT.memory). --print-after prints the program after a pass, or each.
   fluidc check PROGRAM
       Verify a program; print located diagnostics; exit 0 if it compiles, 1 if not.
   fluidc dump PROGRAM [--all-attrs]
       List blocks, variables (dtype, dims, persistable) and ops, and the side tables
-      `fluidc opt` wrote beside PROGRAM (PROGRAM.fusion).
+      `fluidc opt` wrote beside PROGRAM (PROGRAM.fusion, PROGRAM.memory).
   fluidc ops [--markdown]
       List the supported ops: gradient op, CPU path, CUDA path. --markdown writes the
       fuller table of docs/ops.md (slots, attributes, fusable ops) by op family.
@@ -80,6 +83,13 @@ struct Args {
 };
 
 using fluidc::usage_error;
+
+// --max-memory BYTES: a plain non-negative count of bytes.
+int64_t max_memory(const std::string& v) {
+  if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos)
+    usage_error(fmt::format("--max-memory needs a number of bytes, not '{}'", v));
+  return std::stoll(v);
+}
 
 double number(const std::string& v, const char* flag) {
   try {
@@ -144,6 +154,9 @@ Args parse(int argc, char** argv, int first) {
     else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') a.build.opt_level = arg[2] - '0';
     else if (arg == "-v" || arg == "--verbose") a.build.verbose = true;
     else if (arg == "--no-fuse") a.build.fuse = false;
+    else if (arg == "--no-memory-plan") a.build.memory_plan = false;
+    else if (arg == "--memory-report") a.build.memory_report = true;
+    else if (is("--max-memory")) a.build.max_memory = max_memory(value(i, "--max-memory"));
     else if (arg == "--markdown") a.markdown = true;
     else if (arg == "--strict-shapes") fluidc::set_strict_shapes(true);
     else if (is("--namespace")) a.build.cpp_namespace = value(i, "--namespace");

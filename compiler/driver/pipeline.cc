@@ -192,7 +192,7 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   // An unchanged input is checked again only for its inferred types, which
   // codegen uses (the Program itself, and its file checksum, stay as loaded).
   CheckedProgram final_main = check_program(rewrote ? Program::from_desc(s.main, s.main_origin) : main);
-  PipelineResult res{std::move(final_main.program), std::nullopt, {}, std::move(final_main.types), {}, {}, {}};
+  PipelineResult res{std::move(final_main.program), std::nullopt, {}, std::move(final_main.types), {}, {}, {}, {}};
   if (rewrote && s.has_startup) res.startup.emplace(check_program(Program::from_desc(s.startup, s.startup_origin)).program);
   else res.startup = startup;
   Diagnostics diags;
@@ -224,14 +224,22 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
     r.after("fuse", res.main.desc(), fusion_plan_text(s.fusion, res.main));
   }
 
-  // 11. memory-plan (slot, no pass yet): last, since it needs the fusion
-  //    plan: a fused intermediate is never materialised and needs no buffer.
+  // 11. memory-plan: last, since it needs the fusion plan (a fused
+  //    intermediate is never materialised and needs no buffer) and the
+  //    load-time ops (what they write must outlive a step). A hook, when
+  //    given, replaces the built-in planner.
   if (r.selected("memory-plan")) {
-    run_hook(o.memory_plan, "memory-plan", s);
-    r.after("memory-plan", res.main.desc());
+    if (o.memory_plan) {
+      run_hook(o.memory_plan, "memory-plan", s);
+    } else {
+      s.memory = plan_memory(res.main, res.startup ? &*res.startup : nullptr, res.info, res.types, s.fusion,
+                             res.load_time);
+    }
+    r.after("memory-plan", res.main.desc(), memory_plan_text(s.memory, res.main));
   }
 
   res.fusion = std::move(s.fusion);
+  res.memory = std::move(s.memory);
   res.ran = r.ran_;
   return res;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/codegen/fusion_plan.h"
+#include "compiler/codegen/memory_plan.h"
 #include "compiler/ir/program.h"
 #include "compiler/analysis/program_info.h"
 #include "compiler/ops/shape_ctx.h"
@@ -16,8 +17,9 @@
 namespace fluidc {
 
 /// The passes by name, in the order run_pipeline runs them. `distribute`
-/// and `memory-plan` are slots for passes still to come (PipelineOptions'
-/// hooks); naming them without a hook is an error.
+/// is a slot for a pass still to come (PipelineOptions' hook); naming it
+/// without a hook is an error. `memory-plan` runs the built-in planner
+/// unless a hook replaces it.
 inline const std::vector<std::string> kPipelinePasses = {
     "strip-inference", "loss", "autodiff", "optimizer", "distribute", "fold-batch-norm", "remove-dropout",
     "dead-code", "fold-constants", "fuse", "memory-plan"};
@@ -47,7 +49,8 @@ struct PipelineOptions {
   /// "" | a pass name | "all": print the program (protobuf text) to stdout
   /// after that pass, or after every pass that runs.
   std::string print_after;
-  PassHook distribute, memory_plan;  ///< empty until those passes exist
+  PassHook distribute;   ///< empty until that pass exists
+  PassHook memory_plan;  ///< replaces the built-in memory planner when set (fills state.memory)
 };
 
 /// What passes read and write as the pipeline runs. Program-rewriting
@@ -59,7 +62,8 @@ struct PipelineState {
   bool has_startup = false;
   std::string loss;   ///< the loss the loss pass built / autodiff seeded ("" before)
   ParamGrads params;  ///< autodiff's (parameter, gradient) pairs, for the optimizer
-  FusionPlan fusion;  ///< the fuse pass's side table (for the memory plan to come)
+  FusionPlan fusion;  ///< the fuse pass's side table (the memory plan reads it)
+  MemoryPlan memory;  ///< the memory-plan pass's side table
 };
 
 /// The pipeline's output: checked programs and the side tables.
@@ -73,6 +77,7 @@ struct PipelineResult {
   /// (compiler/analysis/load_time.h); empty unless the pass ran.
   std::vector<bool> load_time;
   std::vector<std::string> ran;     ///< the passes that ran, in order
+  MemoryPlan memory;                ///< empty unless `memory-plan` ran
 };
 
 /// Runs the selected passes over `main` (and `startup`, created empty when

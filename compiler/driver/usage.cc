@@ -50,6 +50,8 @@ const std::vector<CmdFlag>& cmd_flags() {
       {"--fetch", {"build", "emit"}},       {"--no-fuse", {"build", "emit", "opt"}},
       {"--train", {"build", "emit"}},       {"--markdown", {"ops"}},
       {"--emit", {"build"}},                {"--class", {"build"}},
+      {"--no-memory-plan", {"build", "emit", "opt"}}, {"--memory-report", {"build", "emit"}},
+      {"--max-memory", {"build", "emit"}},
   };
   return k;
 }

@@ -1,0 +1,219 @@
+// compiler/codegen/memory_plan.cc - the memory-plan pass: candidates, their sizes (static or c * N), placement, checks.
+#include "compiler/codegen/memory_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+#include <optional>
+#include <set>
+
+#include "compiler/analysis/shape_infer.h"
+#include "compiler/codegen/arena_placement.h"
+#include "compiler/codegen/liveness.h"
+#include "compiler/ir/attrs.h"
+#include "compiler/ops/registry.h"
+#include "runtime/tensor.h"
+
+namespace fluidc {
+namespace {
+
+// Bytes of a fully known type; nullopt when a dim is unknown or the dtype has no size.
+std::optional<int64_t> static_bytes(const TensorType& t) {
+  if (!t.known) return std::nullopt;
+  const size_t elem = rt::dtype_size(static_cast<rt::DType>(t.dtype));
+  if (elem == 0) return std::nullopt;
+  int64_t n = 1;
+  for (int64_t d : t.dims) {
+    if (d < 0) return std::nullopt;
+    n *= d;
+  }
+  return n * static_cast<int64_t>(elem);
+}
+
+// The feeds whose dim 0 is the run-time batch N: those whose only unknown
+// dim is dim 0 and, in a trainer (whose driver slices --batch-size rows of
+// every feed, whatever the declared dim 0), every feed. Empty when some
+// feed has another unknown dim (then no size is a multiple of one N).
+std::vector<std::string> batch_feeds(const ProgramInfo& info, const std::map<std::string, TensorType>& types) {
+  std::vector<std::string> out;
+  for (const auto& f : info.feeds) {
+    auto it = types.find(f);
+    if (it == types.end() || !it->second.known || it->second.dims.empty()) return {};
+    const auto& d = it->second.dims;
+    if (std::any_of(d.begin() + 1, d.end(), [](int64_t x) { return x < 0; })) return {};
+    if (d[0] < 0 || info.is_trainer) out.push_back(f);
+  }
+  return out;
+}
+
+// `prog`'s types with every batch feed's dim 0 set to n; empty on failure.
+// `prog` is a copy of main changed in place: only dims change, so its name
+// index stays valid (and no checksum is recomputed, as from_desc would).
+std::map<std::string, TensorType> types_at_batch(Program& prog, const std::vector<std::string>& feeds, int64_t n) {
+  auto* block = prog.mutable_desc().mutable_blocks(0);
+  for (auto& v : *block->mutable_vars()) {
+    if (std::find(feeds.begin(), feeds.end(), v.name()) == feeds.end()) continue;
+    if (!v.type().has_lod_tensor() || v.type().lod_tensor().tensor().dims_size() == 0) return {};
+    v.mutable_type()->mutable_lod_tensor()->mutable_tensor()->set_dims(0, n);
+  }
+  try {
+    Diagnostics diags;
+    auto types = infer_shapes(prog, diags, false);
+    if (diags.has_errors()) return {};
+    return types;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+// The Out variables inside fused chains of block 0: never materialised on
+// the fused path, and owned on the fallback path.
+std::set<std::string> fused_intermediates(const Program& main, const FusionPlan& fusion) {
+  std::set<std::string> out;
+  for (const auto& c : fusion.chains(0))
+    for (size_t k = 0; k + 1 < c.ops.size(); ++k)
+      for (const auto& n : op_outputs(main.block(0).ops(c.ops[k]), "Out")) out.insert(n);
+  return out;
+}
+
+void finish_arena(ArenaKind kind, std::vector<PlannedVar>& vars, ArenaStats& stats) {
+  std::vector<LiveBuffer> bufs;
+  std::vector<size_t> idx;
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (vars[i].arena == kind) {
+      bufs.push_back({vars[i].bytes, vars[i].first, vars[i].last, -1});
+      idx.push_back(i);
+      stats.unplanned += vars[i].bytes;
+    }
+  if (bufs.empty()) return;
+  const Placement p = place_buffers(bufs, kArenaAlign);
+  stats.size = p.arena;
+  stats.lower_bound = p.lower_bound;
+  stats.peak_op = p.peak;
+  stats.order = p.order;
+  std::vector<std::pair<int64_t, std::string>> peak;
+  for (size_t k = 0; k < bufs.size(); ++k) {
+    vars[idx[k]].offset = bufs[k].offset;
+    if (bufs[k].first <= p.peak && p.peak <= bufs[k].last) peak.emplace_back(bufs[k].size, vars[idx[k]].name);
+  }
+  std::stable_sort(peak.begin(), peak.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [bytes, name] : peak) stats.peak_vars.push_back(name);
+}
+
+}  // namespace
+
+const PlannedVar* MemoryPlan::find(const std::string& name) const {
+  for (const auto& v : vars)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+MemoryPlan plan_memory(const Program& main, const Program* startup, const ProgramInfo& info,
+                       const std::map<std::string, TensorType>& types, const FusionPlan& fusion,
+                       const std::vector<bool>& load_time) {
+  // CPU time, not wall time: on a shared machine the wall time counts other processes' turns.
+  const std::clock_t start = std::clock();
+  MemoryPlan plan;
+  std::set<std::string> never(info.feeds.begin(), info.feeds.end());
+  never.insert(info.fetches.begin(), info.fetches.end());
+  never.insert(info.persistables.begin(), info.persistables.end());
+  if (!info.loss.empty()) never.insert(info.loss);
+  if (startup) {
+    auto s = names_touched(*startup);
+    never.insert(s.begin(), s.end());
+  }
+  auto fused = fused_intermediates(main, fusion);
+  never.insert(fused.begin(), fused.end());
+  const auto& b0 = main.block(0);
+  // Load-time ops run once per parameter load, not every step: what they
+  // write must survive from one step to the next.
+  for (int i = 0; i < b0.ops_size() && i < static_cast<int>(load_time.size()); ++i)
+    if (load_time[i]) {
+      for (const auto& v : b0.ops(i).inputs()) never.insert(v.arguments().begin(), v.arguments().end());
+      for (const auto& v : b0.ops(i).outputs()) never.insert(v.arguments().begin(), v.arguments().end());
+    }
+
+  plan.batch_feeds = batch_feeds(info, types);
+  std::vector<std::map<std::string, TensorType>> at_n;  // types at N = 1, 2, 3
+  std::optional<Program> scratch;
+  if (!plan.batch_feeds.empty()) scratch.emplace(main);
+  if (!plan.batch_feeds.empty())
+    for (int64_t n = 1; n <= 3; ++n) {
+      at_n.push_back(types_at_batch(*scratch, plan.batch_feeds, n));
+      if (at_n.back().empty()) {
+        at_n.clear();
+        break;
+      }
+    }
+
+  // With batch feeds but no inference at N (it failed), a size may hide a
+  // dim-0 batch that the trainer changes: only sizes with no batch feed plan.
+  const bool batch_dependent = !plan.batch_feeds.empty() && at_n.empty();
+  const auto live = block0_liveness(main);
+  for (const auto& v : b0.vars()) {
+    if (!is_dense_tensor(v) || v.persistable()) continue;
+    auto l = live.find(v.name());
+    auto t = types.find(v.name());
+    bool planned = false;
+    const bool one_line = v.name().find_first_of("\r\n") == std::string::npos;  // the side table is line based
+    if (one_line && !never.count(v.name()) && l != live.end() && l->second.defined_first && t != types.end()) {
+      PlannedVar pv{v.name(), ArenaKind::kStatic, 0, 0, l->second.first, l->second.last};
+      if (!at_n.empty()) {
+        // Sized at N = 1, 2, 3: the same (static) or exactly c * N (per batch).
+        std::optional<int64_t> s[3];
+        for (int k = 0; k < 3; ++k)
+          if (auto it = at_n[k].find(v.name()); it != at_n[k].end()) s[k] = static_bytes(it->second);
+        if (s[0] && s[1] && s[2] && *s[0] == *s[1] && *s[1] == *s[2]) {
+          pv.bytes = align_up(*s[0], kArenaAlign);
+        } else if (s[0] && s[1] && s[2] && *s[1] == 2 * *s[0] && *s[2] == 3 * *s[0]) {
+          pv.arena = ArenaKind::kPerBatch;
+          pv.bytes = align_up(*s[0], kArenaAlign);
+        }
+      } else if (!batch_dependent) {
+        if (auto bytes = static_bytes(t->second)) pv.bytes = align_up(*bytes, kArenaAlign);
+      }
+      if (pv.bytes > 0) {
+        plan.vars.push_back(pv);
+        planned = true;
+      }
+    }
+    if (!planned) ++plan.owned;
+  }
+  finish_arena(ArenaKind::kStatic, plan.vars, plan.fixed);
+  finish_arena(ArenaKind::kPerBatch, plan.vars, plan.batch);
+  std::stable_sort(plan.vars.begin(), plan.vars.end(), [](const PlannedVar& a, const PlannedVar& b) {
+    return a.arena != b.arena ? a.arena < b.arena : a.offset < b.offset;
+  });
+  if (std::none_of(plan.vars.begin(), plan.vars.end(), [](const PlannedVar& v) { return v.arena == ArenaKind::kPerBatch; }))
+    plan.batch_feeds.clear();
+  plan.planning_ms = 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+#ifndef NDEBUG
+  if (std::string why = validate_memory_plan(plan); !why.empty()) internal_error("memory plan: " + why);
+#endif
+  return plan;
+}
+
+std::string validate_memory_plan(const MemoryPlan& plan) {
+  for (ArenaKind kind : {ArenaKind::kStatic, ArenaKind::kPerBatch}) {
+    std::vector<LiveBuffer> bufs;
+    std::vector<const PlannedVar*> vars;
+    std::vector<std::string> names;
+    for (const auto& v : plan.vars)
+      if (v.arena == kind) {
+        bufs.push_back({v.bytes, v.first, v.last, v.offset});
+        vars.push_back(&v);
+        names.push_back(v.name);
+      }
+    const ArenaStats& s = kind == ArenaKind::kStatic ? plan.fixed : plan.batch;
+    for (const auto* v : vars)
+      if (v->bytes <= 0 || v->bytes % kArenaAlign != 0)
+        return fmt::format("{}: capacity {} is not a positive multiple of {}", v->name, v->bytes, kArenaAlign);
+    std::string why = check_placement(bufs, s.size, kArenaAlign, &names);
+    if (why.empty()) continue;
+    return fmt::format("{} arena: {}", kind == ArenaKind::kStatic ? "static" : "per-batch", why);
+  }
+  return "";
+}
+
+}  // namespace fluidc

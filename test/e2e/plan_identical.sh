@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# test/e2e/plan_identical.sh - a fixture built with the memory plan and with --no-memory-plan gives
+# bit-identical results: a trainer's 20 losses and final weights, an inference program's every output.
+# usage: plan_identical.sh FLUIDC train|infer FIXTURE_DIR WORK_DIR [BATCH_SIZE]
+set -euo pipefail
+fluidc=$1 kind=$2 fixture=$3 work=$4 batch=${5:-8}
+rm -rf "$work" && mkdir -p "$work"
+if [ "$kind" = train ]; then
+  "$fluidc" build "$fixture/main.pdmodel" --startup "$fixture/startup.pdmodel" --memory-report -o "$work/planned" \
+    > "$work/report.txt"
+  "$fluidc" build "$fixture/main.pdmodel" --startup "$fixture/startup.pdmodel" --no-memory-plan -o "$work/owned"
+  data=()
+  for f in "$fixture"/data/*.npy; do
+    name=$(basename "$f" .npy)
+    data+=(--data "$name=$f")
+  done
+  for v in planned owned; do
+    "$work/$v" "${data[@]}" --params "$fixture/init.pdiparams" --batch-size "$batch" --steps 20 --no-shuffle \
+      --log-every 100 --losses-out "$work/$v.losses.npy" --save "$work/$v.pdiparams" > /dev/null
+  done
+  cmp "$work/planned.losses.npy" "$work/owned.losses.npy"
+  cmp "$work/planned.pdiparams" "$work/owned.pdiparams"
+else
+  params=()
+  [ -f "$fixture/model.pdiparams" ] && params=(--params "$fixture/model.pdiparams")
+  "$fluidc" build "$fixture/model.pdmodel" "${params[@]}" --memory-report -o "$work/planned" > "$work/report.txt"
+  "$fluidc" build "$fixture/model.pdmodel" "${params[@]}" --no-memory-plan -o "$work/owned"
+  cases=0
+  for expected in "$fixture"/expected_*.npy; do
+    case=$(basename "$expected" .npy)
+    case=${case#expected_}
+    feeds=()
+    for f in "$fixture"/*_"$case".npy; do
+      [ "$f" = "$expected" ] && continue
+      name=$(basename "$f" .npy)
+      feeds+=(--feed "${name%_"$case"}=$f")
+    done
+    for v in planned owned; do "$work/$v" "${feeds[@]}" --fetch-dir "$work/$v.$case" > /dev/null; done
+    for f in "$work/owned.$case"/*; do cmp "$f" "$work/planned.$case/$(basename "$f")"; done
+    cases=$((cases + 1))
+  done
+  [ "$cases" -gt 0 ] || { echo "no expected_*.npy in $fixture"; exit 1; }
+fi
+echo "bit-identical with and without the memory plan ($(grep -c 'arena:' "$work/report.txt" || true) arenas planned)"

@@ -1,0 +1,174 @@
+// test/unit/codegen/memory_plan_test.cc - the memory plan: best-fit placement, its checker, liveness and the pass.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "compiler/analysis/program_info.h"
+#include "compiler/analysis/shape_infer.h"
+#include "compiler/codegen/arena_placement.h"
+#include "compiler/codegen/liveness.h"
+#include "compiler/codegen/memory_plan.h"
+
+namespace fluidc {
+namespace {
+
+std::string var(const std::string& name, const std::string& dims, bool persistable = false) {
+  return "vars { name: \"" + name + "\" type { type: LOD_TENSOR lod_tensor { tensor { data_type: FP32 " + dims +
+         " } } }" + (persistable ? " persistable: true" : "") + " }\n";
+}
+std::string unary(const std::string& type, const std::string& x, const std::string& out) {
+  return "ops { type: \"" + type + "\" inputs { parameter: \"X\" arguments: \"" + x +
+         "\" } outputs { parameter: \"Out\" arguments: \"" + out + "\" } }\n";
+}
+const char* kFeedFetchVars =
+    "vars { name: \"feed\" type { type: FEED_MINIBATCH } persistable: true }\n"
+    "vars { name: \"fetch\" type { type: FETCH_LIST } persistable: true }\n";
+std::string feed(const std::string& x) {
+  return "ops { type: \"feed\" inputs { parameter: \"X\" arguments: \"feed\" } outputs { parameter: \"Out\" arguments: \"" +
+         x + "\" } attrs { name: \"col\" type: INT i: 0 } }\n";
+}
+std::string fetch(const std::string& x) {
+  return "ops { type: \"fetch\" inputs { parameter: \"X\" arguments: \"" + x +
+         "\" } outputs { parameter: \"Out\" arguments: \"fetch\" } attrs { name: \"col\" type: INT i: 0 } }\n";
+}
+
+// x -> relu -> tanh -> sigmoid -> exp -> out (fetched), each [4, 16] or [-1, 16].
+Program chain(const std::string& dims) {
+  std::string t = "blocks { idx: 0 parent_idx: -1\n";
+  t += kFeedFetchVars;
+  for (const char* n : {"x", "t1", "t2", "t3", "out"}) t += var(n, dims);
+  t += feed("x") + unary("relu", "x", "t1") + unary("tanh", "t1", "t2") + unary("sigmoid", "t2", "t3") +
+       unary("exp", "t3", "out") + fetch("out") + "}\n";
+  return Program::parse(t, "chain", true);
+}
+
+MemoryPlan plan_of(const Program& p) {
+  Diagnostics diags;
+  auto types = infer_shapes(p, diags);
+  ProgramInfo info = analyze_program(p, "", diags);
+  REQUIRE(!diags.has_errors());
+  return plan_memory(p, nullptr, info, types, FusionPlan{}, {});
+}
+
+TEST_CASE("best fit reuses the bytes of dead buffers and meets the lower bound on a chain") {
+  std::vector<LiveBuffer> bufs = {{256, 0, 1}, {256, 1, 2}, {256, 2, 3}, {256, 3, 4}};
+  Placement p = place_buffers(bufs, 64);
+  CHECK(p.lower_bound == 512);
+  CHECK(p.arena == 512);
+  CHECK(bufs[0].offset == bufs[2].offset);
+  CHECK(bufs[0].offset != bufs[1].offset);
+  CHECK(check_placement(bufs, p.arena, 64) == "");
+}
+
+TEST_CASE("the checker catches shared bytes, misalignment and overflow") {
+  std::vector<LiveBuffer> bufs = {{128, 0, 2}, {128, 2, 4}};
+  bufs[0].offset = 0, bufs[1].offset = 64;
+  CHECK(check_placement(bufs, 256, 64).find("share bytes") != std::string::npos);
+  bufs[1].offset = 128;
+  CHECK(check_placement(bufs, 256, 64) == "");
+  CHECK(check_placement(bufs, 255, 64).find("past the arena") != std::string::npos);
+  bufs[1].offset = 160;
+  CHECK(check_placement(bufs, 512, 64).find("not aligned") != std::string::npos);
+  // Disjoint live ranges may share bytes.
+  bufs[1] = {128, 3, 4, 0};
+  CHECK(check_placement(bufs, 256, 64) == "");
+}
+
+TEST_CASE("random live ranges: placements are sound and never below the lower bound") {
+  std::mt19937 rng(12);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<LiveBuffer> bufs(1 + rng() % 40);
+    for (auto& b : bufs) {
+      b.first = static_cast<int>(rng() % 30);
+      b.last = b.first + static_cast<int>(rng() % 10);
+      b.size = 64 * (1 + static_cast<int64_t>(rng() % 16));
+    }
+    Placement p = place_buffers(bufs, 64);
+    REQUIRE(check_placement(bufs, p.arena, 64) == "");
+    CHECK(p.arena >= p.lower_bound);
+    CHECK(p.arena <= 2 * p.lower_bound);
+  }
+}
+
+TEST_CASE("liveness: a static chain shares buffers; feeds and fetches are never planned") {
+  Program p = chain("dims: 4 dims: 16");
+  auto live = block0_liveness(p);
+  CHECK(live.at("t1").first == 1);
+  CHECK(live.at("t1").last == 2);
+  CHECK(live.at("t1").defined_first);
+  MemoryPlan m = plan_of(p);
+  REQUIRE(validate_memory_plan(m) == "");
+  CHECK(m.find("x") == nullptr);
+  CHECK(m.find("out") == nullptr);
+  REQUIRE(m.find("t1"));
+  REQUIRE(m.find("t3"));
+  CHECK(m.find("t1")->offset == m.find("t3")->offset);
+  CHECK(m.fixed.size == 512);
+  CHECK(m.fixed.unplanned == 768);
+  CHECK(m.fixed.lower_bound == 512);
+  CHECK(m.batch_feeds.empty());
+}
+
+TEST_CASE("a -1 batch gives a per-batch arena planned per unit of N") {
+  MemoryPlan m = plan_of(chain("dims: -1 dims: 16"));
+  REQUIRE(validate_memory_plan(m) == "");
+  REQUIRE(m.find("t2"));
+  CHECK(m.find("t2")->arena == ArenaKind::kPerBatch);
+  CHECK(m.find("t2")->bytes == 64);  // 16 floats per row
+  CHECK(m.batch.size == 128);
+  CHECK(m.batch_feeds == std::vector<std::string>{"x"});
+}
+
+TEST_CASE("a variable read before it is written in a step keeps its storage") {
+  std::string t = "blocks { idx: 0 parent_idx: -1\n";
+  t += kFeedFetchVars;
+  for (const char* n : {"x", "acc", "t1", "out"}) t += var(n, "dims: 4");
+  // acc is read by op 1 before op 2 writes it: it carries a value across steps.
+  t += feed("x") + unary("relu", "acc", "t1") + unary("tanh", "x", "acc") + unary("exp", "t1", "out") + fetch("out") + "}\n";
+  Program p = Program::parse(t, "carry", true);
+  CHECK_FALSE(block0_liveness(p).at("acc").defined_first);
+  MemoryPlan m = plan_of(p);
+  CHECK(m.find("acc") == nullptr);
+  CHECK(m.find("t1") != nullptr);
+}
+
+TEST_CASE("a variable a sub-block reads lives for the whole op that runs it") {
+  // op 2 (conditional_block) reads t1 inside block 1; t2 is written at op 3.
+  std::string t = "blocks { idx: 0 parent_idx: -1\n";
+  t += kFeedFetchVars;
+  t += "vars { name: \"c\" type { type: LOD_TENSOR lod_tensor { tensor { data_type: BOOL dims: 1 } } } }\n";
+  for (const char* n : {"x", "t1", "t2", "out"}) t += var(n, "dims: 4");
+  t += feed("x") + unary("relu", "x", "t1");
+  t += "ops { type: \"conditional_block\" inputs { parameter: \"Cond\" arguments: \"c\" } inputs { parameter: \"Input\" arguments: \"t1\" }"
+       " outputs { parameter: \"Out\" arguments: \"out\" } outputs { parameter: \"Scope\" arguments: \"scope\" }"
+       " attrs { name: \"sub_block\" type: BLOCK block_idx: 1 } attrs { name: \"is_scalar_condition\" type: BOOLEAN b: true } }\n";
+  t += fetch("out") + "}\n";
+  t += "blocks { idx: 1 parent_idx: 0\n" + unary("tanh", "t1", "out") + "}\n";
+  Program p = Program::parse(t, "cond", true);
+  auto live = block0_liveness(p);
+  CHECK(live.at("t1").last == 2);
+  CHECK_FALSE(live.at("out").defined_first);  // written only when the branch runs
+}
+
+TEST_CASE("the side table round-trips and a tampered one is refused") {
+  Program p = chain("dims: 4 dims: 16");
+  MemoryPlan m = plan_of(p);
+  const std::string text = memory_plan_text(m, p);
+  MemoryPlan back = read_memory_plan(text, "m.memory", p);
+  REQUIRE(back.vars.size() == m.vars.size());
+  CHECK(back.fixed.size == m.fixed.size);
+  CHECK(back.fixed.lower_bound == m.fixed.lower_bound);
+  CHECK(memory_plan_text(back, p) == text);
+  // t2 moved onto t1's bytes while both are live.
+  std::string bad = text;
+  const auto at = bad.find("name=t2");
+  REQUIRE(at != std::string::npos);
+  const auto line = bad.rfind('\n', at) + 1;
+  const auto off = bad.find("offset=", line);
+  bad.replace(off, bad.find(' ', off) - off, "offset=" + std::to_string(m.find("t1")->offset));
+  CHECK_THROWS_AS(read_memory_plan(bad, "m.memory", p), UserError);
+  CHECK_THROWS_AS(read_memory_plan("var arena=static offset=0 bytes=64 live=0-1 name=nope\n", "m.memory", p), UserError);
+}
+
+}  // namespace
+}  // namespace fluidc
