@@ -462,35 +462,48 @@ class Emitter {
   std::string emit_memory_plan() {
     if (!has_memory_plan()) return "";
     const MemoryPlan& m = *opts_.memory;
+    // The placements are tables of member pointers (constant data), walked
+    // by a loop: a view() call per variable made bind_arena() one basic
+    // block of thousands of calls, which clang schedules in quadratic time.
+    std::vector<std::string> fixed, batch;
+    for (const auto& v : m.vars)
+      (v.arena == ArenaKind::kStatic ? fixed : batch)
+          .push_back(fmt::format("    {{&Model::{}, {}, {}}},", idents_.at(v.name), v.offset, v.bytes));
     members_ << "  fluidc::rt::Arena arena_static_, arena_batch_;  // the memory plan's arenas\n"
-                "  bool arena_static_bound_ = false;\n  int64_t arena_batch_n_ = -1;\n";
+                "  bool arena_static_bound_ = false;\n  int64_t arena_batch_n_ = -1;\n"
+                "  // A planned variable: its offset and bytes in its arena (per unit of N in the per-batch one).\n"
+                "  struct ArenaEntry {\n    Tensor Model::*var;\n    size_t offset, bytes;\n  };\n";
+    std::string tables;
+    auto table = [&](const char* name, const std::vector<std::string>& rows) {
+      if (rows.empty()) return;
+      members_ << fmt::format("  static const ArenaEntry {}[{}];\n", name, rows.size());
+      tables += fmt::format("const Model::ArenaEntry Model::{}[{}] = {{\n{}\n}};\n\n", name, rows.size(),
+                            fmt::join(rows, "\n"));
+    };
+    table("kArenaStatic", fixed);
+    table("kArenaBatch", batch);
     block_fns_.push_back("bind_arena");
-    std::string fixed, owned, views;
-    for (const auto& v : m.vars) {
-      const std::string& id = idents_.at(v.name);
-      if (v.arena == ArenaKind::kStatic) {
-        fixed += fmt::format("    {}.view(base + {}, {});\n", id, v.offset, v.bytes);
-      } else {
-        views += fmt::format("  {}.view(base + {} * n, {} * n);\n", id, v.offset, v.bytes);
-        owned += fmt::format("    {} = Tensor();\n", id);
-      }
-    }
     std::string s;
     if (!fixed.empty())
       s = fmt::format("  if (!arena_static_bound_) {{\n    arena_static_.reserve({});\n"
-                      "    unsigned char* base = arena_static_.data();\n{}    arena_static_bound_ = true;\n  }}\n",
-                      m.fixed.size, fixed);
-    if (!m.batch_feeds.empty()) {
+                      "    unsigned char* base = arena_static_.data();\n"
+                      "    for (const ArenaEntry& e : kArenaStatic) (this->*e.var).view(base + e.offset, e.bytes);\n"
+                      "    arena_static_bound_ = true;\n  }}\n",
+                      m.fixed.size);
+    if (!m.batch_feeds.empty() && !batch.empty()) {
       std::vector<std::string> feeds;
       for (const auto& f : m.batch_feeds) feeds.push_back("&" + idents_.at(f));
       s += fmt::format("  const Tensor* const feeds[] = {{{}}};\n  const int64_t n = fluidc::rt::shared_batch(feeds, {});\n"
                        "  if (n == arena_batch_n_) return;\n  arena_batch_n_ = n;\n"
-                       "  if (n < 0) {{  // the feeds disagree on N: owned storage for this run\n{}    return;\n  }}\n"
-                       "  arena_batch_.reserve(static_cast<size_t>({}) * n);\n  unsigned char* base = arena_batch_.data();\n{}",
-                       fmt::join(feeds, ", "), feeds.size(), owned, m.batch.size, views);
+                       "  if (n < 0) {{  // the feeds disagree on N: owned storage for this run\n"
+                       "    for (const ArenaEntry& e : kArenaBatch) this->*e.var = Tensor();\n    return;\n  }}\n"
+                       "  const size_t un = static_cast<size_t>(n);\n"
+                       "  arena_batch_.reserve({} * un);\n  unsigned char* base = arena_batch_.data();\n"
+                       "  for (const ArenaEntry& e : kArenaBatch) (this->*e.var).view(base + e.offset * un, e.bytes * un);\n",
+                       fmt::join(feeds, ", "), feeds.size(), m.batch.size);
     }
-    return fmt::format("// the memory plan: {} static bytes, {} bytes x N per batch\nvoid Model::bind_arena() {{\n{}}}\n\n",
-                       m.fixed.size, m.batch.size, s);
+    return fmt::format("// the memory plan: {} static bytes, {} bytes x N per batch\n{}void Model::bind_arena() {{\n{}}}\n\n",
+                       m.fixed.size, m.batch.size, tables, s);
   }
 
   // Names of op i's hoisted OpSite and kernel-attribute constant; a fused
