@@ -15,20 +15,6 @@ using shapes::InterpGeom;
 
 namespace {
 
-// Splits `items` outer iterations of ~`work` elements each over the threads
-// when the job is large enough to pay for the hand-off.
-template <class Body>
-void parallel_items(int64_t items, int64_t work, Body body) {
-  constexpr int64_t kMinPerThread = 32 * 1024;
-  const int64_t parts =
-      std::min<int64_t>({rt::num_threads(), items, std::max<int64_t>(1, items * work / kMinPerThread)});
-  if (parts <= 1) {
-    body(int64_t{0}, items);
-    return;
-  }
-  rt::parallel_slices(items, parts, 1, [&](int64_t, int64_t b, int64_t e) { body(b, e); });
-}
-
 // The run-time size inputs, read as Paddle reads them.
 shapes::InterpSources read_sources(const char* op, const Tensor* out_size, const Tensor* const* size_tensor,
                                    int num_size_tensor, const Tensor* scale) {

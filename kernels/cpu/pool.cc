@@ -14,20 +14,6 @@ using shapes::PoolGeom;
 
 namespace {
 
-// Splits `items` outer iterations (each ~`work` elements) over the threads
-// when the whole job is large enough to pay for the hand-off.
-template <class Body>
-void parallel_items(int64_t items, int64_t work, Body body) {
-  constexpr int64_t kMinPerThread = 32 * 1024;
-  const int64_t parts =
-      std::min<int64_t>({rt::num_threads(), items, std::max<int64_t>(1, items * work / kMinPerThread)});
-  if (parts <= 1) {
-    body(int64_t{0}, items);
-    return;
-  }
-  rt::parallel_slices(items, parts, 1, [&](int64_t, int64_t b, int64_t e) { body(b, e); });
-}
-
 PoolGeom geometry(const char* op, int nsp, const Tensor& x, const PoolAttrs& a, Shape& out) {
   require_init(op, "X", x);
   PoolGeom g;
