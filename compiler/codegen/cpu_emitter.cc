@@ -76,45 +76,18 @@ const char* rt_dtype(pb::VarType::Type t) {
   }
 }
 
-// Identifiers a user-chosen namespace part must not be: C++ keywords that
-// could plausibly be typed, anything the implementation reserves, and the
-// namespaces generated code names unqualified (`std::`, `fluidc::rt::`),
+// A user-chosen namespace part must be a plain identifier and not name a
+// namespace generated code names unqualified (`std::`, `fluidc::rt::`),
 // which a part of that name would hide.
-bool plain_identifier(std::string_view s) {
-  static const std::set<std::string_view> kKeywords = {
-      "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const",
-      "constexpr", "continue", "default", "delete", "do", "double", "else", "enum", "explicit", "export", "extern",
-      "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
-      "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return",
-      "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try",
-      "typedef", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "std",
-      "fluidc"};
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9') || s.find("__") != std::string_view::npos) return false;
-  if (s[0] == '_' && s.size() > 1 && s[1] >= 'A' && s[1] <= 'Z') return false;
-  for (char ch : s)
-    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_')) return false;
-  return !kKeywords.count(s);
-}
-
-std::vector<std::string> namespace_parts(const std::string& ns) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    size_t sep = ns.find("::", start);
-    parts.push_back(ns.substr(start, sep == std::string::npos ? std::string::npos : sep - start));
-    if (sep == std::string::npos) break;
-    start = sep + 2;
-  }
-  return parts;
-}
+bool namespace_part_ok(const std::string& part) { return plain_identifier(part) && part != "std" && part != "fluidc"; }
 
 // The generated class's namespace: the user's, checked (it is written into
 // code unescaped), or one from the file name and checksum, so that two
 // programs linked into one binary never share one.
 std::string model_namespace(const EmitOptions& o, const Program& main) {
   if (!o.cpp_namespace.empty()) {
-    for (const auto& part : namespace_parts(o.cpp_namespace))
-      if (!plain_identifier(part))
+    for (const auto& part : qualified_name_parts(o.cpp_namespace))
+      if (!namespace_part_ok(part))
         user_error(fmt::format("--namespace {}: '{}' is not a plain C++ identifier "
                                "(letters, digits, _; no keyword, std or fluidc)",
                                cpp_string_literal(o.cpp_namespace), cpp_comment_text(part)));
@@ -131,7 +104,7 @@ std::string model_namespace(const EmitOptions& o, const Program& main) {
 // `a::b_c` and `a_b::c` differ.
 std::string params_symbol(const std::string& ns) {
   std::string sym = "fluidc_params_";
-  for (const auto& part : namespace_parts(ns)) sym += std::to_string(part.size()) + part;
+  for (const auto& part : qualified_name_parts(ns)) sym += std::to_string(part.size()) + part;
   return sym;
 }
 

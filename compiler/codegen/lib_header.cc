@@ -311,23 +311,6 @@ class LibEmitter {
   std::string lr_;
 };
 
-bool plain_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (unsigned char ch : s)
-    if (!std::isalnum(ch) && ch != '_') return false;
-  // Reserved to the implementation: "__" anywhere, "_X" at the start.
-  if (s.find("__") != std::string::npos || (s[0] == '_' && s.size() > 1 && std::isupper(static_cast<unsigned char>(s[1]))))
-    return false;
-  static const std::set<std::string> kKeywords = {
-      "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const",
-      "constexpr", "continue", "default", "delete", "do", "double", "else", "enum", "explicit", "export", "extern",
-      "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
-      "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return",
-      "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try",
-      "typedef", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor"};
-  return !kKeywords.count(s);
-}
-
 }  // namespace
 
 LibSources emit_library_sources(const Program& main, const ProgramInfo& info,
@@ -336,13 +319,7 @@ LibSources emit_library_sources(const Program& main, const ProgramInfo& info,
 }
 
 std::pair<std::string, std::string> parse_class_name(const std::string& qualified) {
-  std::vector<std::string> parts;
-  for (size_t start = 0;;) {
-    size_t sep = qualified.find("::", start);
-    parts.push_back(qualified.substr(start, sep == std::string::npos ? std::string::npos : sep - start));
-    if (sep == std::string::npos) break;
-    start = sep + 2;
-  }
+  std::vector<std::string> parts = qualified_name_parts(qualified);
   for (const auto& p : parts)
     if (!plain_identifier(p))
       user_error(fmt::format("--class {}: '{}' is not a plain C++ identifier (letters, digits, '_'; no keyword)",

@@ -1,6 +1,8 @@
 // compiler/support/escape.cc - string literals, comment text and identifiers for generated code.
 #include "compiler/support/escape.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 namespace fluidc {
@@ -39,6 +41,32 @@ std::string cpp_identifier(std::string_view name) {
     id += keep ? ch : '_';
   }
   return id;
+}
+
+bool plain_identifier(std::string_view s) {
+  static const std::set<std::string_view> kKeywords = {
+      "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const",
+      "constexpr", "continue", "default", "delete", "do", "double", "else", "enum", "explicit", "export", "extern",
+      "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
+      "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return",
+      "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try",
+      "typedef", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor"};
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9') || s.find("__") != std::string_view::npos) return false;
+  if (s[0] == '_' && s.size() > 1 && s[1] >= 'A' && s[1] <= 'Z') return false;
+  for (char ch : s)
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_')) return false;
+  return !kKeywords.count(s);
+}
+
+std::vector<std::string> qualified_name_parts(const std::string& qualified) {
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t sep = qualified.find("::", start);
+    parts.push_back(qualified.substr(start, sep == std::string::npos ? std::string::npos : sep - start));
+    if (sep == std::string::npos) break;
+    start = sep + 2;
+  }
+  return parts;
 }
 
 }  // namespace fluidc

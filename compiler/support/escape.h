@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fluidc {
 
@@ -28,5 +29,13 @@ std::string cpp_comment_text(std::string_view text);
 /// only [A-Za-z0-9_]; distinct names may map to one identifier, so callers
 /// make them unique.
 std::string cpp_identifier(std::string_view var_name);
+
+/// True for a name a user may give a generated namespace or class: letters,
+/// digits and '_', not starting with a digit, nothing the implementation
+/// reserves ("__", "_X"), no C++ keyword.
+bool plain_identifier(std::string_view s);
+
+/// "a::b::C" -> {"a", "b", "C"} (empty parts kept, for plain_identifier to refuse).
+std::vector<std::string> qualified_name_parts(const std::string& qualified);
 
 }  // namespace fluidc
