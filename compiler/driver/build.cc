@@ -234,6 +234,15 @@ int run_command(const std::vector<std::string>& argv, bool verbose) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+// Where the generated sources go: --save-temps DIR, or a new temporary
+// directory the caller removes.
+fs::path sources_dir(const BuildOptions& o) {
+  if (!o.save_temps.empty()) return o.save_temps;
+  std::string tmpl = (fs::temp_directory_path() / "fluidc-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) user_error("cannot create a temporary directory");
+  return tmpl;
+}
+
 // How many compiles may run at once: the CPUs this process may use.
 size_t parallel_jobs() {
   cpu_set_t set;
@@ -316,15 +325,8 @@ void build_executable(const BuildOptions& o) {
   if (o.output.empty()) usage_error("fluidc build needs -o OUT");
   if (!o.emit_main) usage_error("--no-main makes sources to link into other code: use `fluidc emit`");
   Prepared p = prepare(o);
-  fs::path dir;
-  bool temp = o.save_temps.empty();
-  if (temp) {
-    std::string tmpl = (fs::temp_directory_path() / "fluidc-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) user_error("cannot create a temporary directory");
-    dir = tmpl;
-  } else {
-    dir = o.save_temps;
-  }
+  const bool temp = o.save_temps.empty();
+  const fs::path dir = sources_dir(o);
   BuildRecipe recipe = write_sources(p, dir, o);
   recipe.output = fs::absolute(o.output).string();
   int rc = compile_and_link(p, recipe, o.verbose);
@@ -372,15 +374,8 @@ void build_library(const BuildOptions& o) {
   lo.emit_main = false;
   lo.cpp_namespace = library_spec(o).model_namespace;
   Prepared p = prepare(lo);
-  fs::path dir;
   const bool temp = o.save_temps.empty();
-  if (temp) {
-    std::string tmpl = (fs::temp_directory_path() / "fluidc-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) user_error("cannot create a temporary directory");
-    dir = tmpl;
-  } else {
-    dir = fs::absolute(o.save_temps);
-  }
+  const fs::path dir = temp ? sources_dir(o) : fs::absolute(o.save_temps);
   BuildRecipe recipe = write_sources(p, dir, lo);
   write_text(dir / (name + ".h"), p.lib.header);
   write_text(dir / (name + "_lib.cc"), p.lib.impl);
