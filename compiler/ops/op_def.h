@@ -170,11 +170,25 @@ struct OpDef {
   /// batch_norm at inference: see ChannelAffine (fold-batch-norm).
   InferenceAffineFn inference_affine = nullptr;
 
+  /// Output slots that may take the bytes of an input slot's variable when
+  /// that variable dies at this op (the memory plan's in-place reuse): the
+  /// kernel reads element i of the input only to write element i of the
+  /// output (kernels/cpu/unary_impl.h), so Out == X gives the same result.
+  struct InPlace {
+    std::string input, output;
+  };
+  std::vector<InPlace> in_place;
+
   bool has(Trait t) const { return (traits & t) != 0; }
   const SlotDef* input(const std::string& slot) const;
   const SlotDef* output(const std::string& slot) const;
   const AttrDef* attr(const std::string& name) const;
 };
+
+/// The in-place pairs of the unary kernels and of their gradients
+/// (kernels/cpu/unary_impl.h: same-index loops).
+inline const std::vector<OpDef::InPlace> kUnaryInPlace{{"X", "Out"}};
+inline const std::vector<OpDef::InPlace> kUnaryGradInPlace{{"Out@GRAD", "X@GRAD"}};
 
 }  // namespace ops
 }  // namespace fluidc
