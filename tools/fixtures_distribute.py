@@ -280,14 +280,27 @@ def transpile(c, main, startup):
     if "min_block_size" in c:
         cfg.min_block_size = c["min_block_size"]
     t = DistributeTranspiler(cfg)
+    if not c["sync"]:
+        # transpile(sync_mode=False) leaves distributed_mode at SYNC (read from
+        # the config in __init__): its servers would wait for barriers that async
+        # trainers never send. Paddle's config-driven async path sets ASYNC (1),
+        # as fluidc writes; set it the same here.
+        from paddle.distributed.transpiler.distribute_transpiler import DistributedMode
+        t.distributed_mode = DistributedMode.ASYNC
     t.transpile(c["trainer_id"], program=main, pservers=c["pservers"], trainers=c["trainers"],
                 sync_mode=c["sync"], startup_program=startup)
     # Servers first: get_trainer_program deletes the optimizer's initialisers
     # from the startup program that the server startups are cut from.
+    # get_startup_program also writes each server's slice shape into the
+    # `shape` attribute of the trainer's own initialisers (it edits the shared
+    # startup's ops in place): a side effect on the trainer startup, undone here.
+    shapes = [(op, op.attr("shape")) for op in startup.global_block().ops if op.has_attr("shape")]
     for i, ep in enumerate(c["pservers"].split(",")):
         pmain, pstartup = t.get_pserver_programs(ep)
         out["pserver%d" % i] = pmain.desc.serialize_to_string()
         out["pserver%d.startup" % i] = pstartup.desc.serialize_to_string()
+    for op, shape in shapes:
+        op._set_attr("shape", shape)
     trainer = t.get_trainer_program(wait_port=False)
     out["trainer"] = trainer.desc.serialize_to_string()
     out["trainer.startup"] = startup.desc.serialize_to_string()
