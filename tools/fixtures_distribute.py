@@ -223,6 +223,13 @@ def linear(optimizer):
     optimizer.minimize(loss)
 
 
+def conv(optimizer):
+    x = paddle.static.data("x", [-1, 64, 8, 8], "float32")
+    h = paddle.static.nn.conv2d(x, 64, 3, padding=1, act="relu")
+    loss = paddle.mean(h)
+    optimizer.minimize(loss)
+
+
 TWO = "127.0.0.1:6170,127.0.0.1:6171"
 THREE = "127.0.0.1:6170,127.0.0.1:6171,127.0.0.1:6172"
 CASES = {
@@ -247,6 +254,15 @@ CASES = {
     # One trainer: gradients keep their names.
     "one_trainer": dict(build=lambda: mlp(200, 100, paddle.optimizer.SGD(0.01)),
                         mode="pserver", pservers=TWO, trainers=1, trainer_id=0, sync=True),
+    # Weight decay: its scale + sum move to the parameter's server, before the update.
+    "fc_l2": dict(build=lambda: mlp(200, 100, paddle.optimizer.SGD(0.01, weight_decay=paddle.regularizer.L2Decay(0.01))),
+                  mode="pserver", pservers=TWO, trainers=2, trainer_id=1, sync=True),
+    # Momentum: the velocity is sliced with its parameter.
+    "fc_momentum": dict(build=lambda: mlp(200, 100, paddle.optimizer.Momentum(0.01, momentum=0.9)),
+                        mode="pserver", pservers=TWO, trainers=2, trainer_id=0, sync=True),
+    # A 64x64x3x3 convolution filter: two blocks of 32 whole rows (64*3*3 elements each).
+    "conv": dict(build=lambda: conv(paddle.optimizer.SGD(0.01)),
+                 mode="pserver", pservers=TWO, trainers=2, trainer_id=0, sync=True),
     # Collective (GradAllReduce, two rings as Paddle's default).
     "collective": dict(build=lambda: mlp(32, 16, paddle.optimizer.SGD(0.01)), mode="collective", nranks=2),
     "collective_adam": dict(build=lambda: mlp(32, 16, paddle.optimizer.Adam(0.01)), mode="collective", nranks=4),

@@ -32,18 +32,26 @@ bool valid_endpoint(const std::string& ep) {
   return port >= 1 && port <= 65535;
 }
 
-// Ops of role Optimize other than the optimizer updates themselves (clip,
-// weight decay, learning-rate schedules) would have to move to the servers
-// with their parameter: not done yet, so they are errors, all listed.
-void refuse_other_optimize_ops(const pb::ProgramDesc& main, const std::string& origin, Diagnostics& diags) {
+// Ops of role Optimize other than the updates move to the server of their
+// parameter (op_role_var[0]), as Paddle's transpiler moves weight decay.
+// Those tied to no optimized parameter (global-norm clipping, which needs
+// every gradient at once) and learning-rate schedules cannot: errors, all listed.
+void refuse_untied_optimize_ops(const pb::ProgramDesc& main, const dist::Plan& plan, const std::string& origin,
+                                Diagnostics& diags) {
+  std::set<std::string> params;
+  for (const auto& p : plan.params) params.insert(p.param);
   const pb::BlockDesc& b = main.blocks(0);
   for (int i = 0; i < b.ops_size(); ++i) {
-    const ops::OpDef* def = ops::find_op(b.ops(i).type());
-    if (def && def->has(ops::kOptimizer)) continue;
-    if (attr_int(b.ops(i), "op_role", 0) & kOpRoleOptimize)
+    const pb::OpDesc& op = b.ops(i);
+    const int role = static_cast<int>(attr_int(op, "op_role", 0));
+    if (role & kOpRoleLRSched)
       diags.error(dist::op_loc(main, origin, 0, i),
-                  "distribute (parameter-server mode): only optimizer updates may have op_role Optimize; gradient "
-                  "clipping, weight decay and learning-rate schedules do not move to the servers yet");
+                  "distribute (parameter-server mode): learning-rate schedules do not move to the servers yet");
+    else if (dist::moves_to_server(op) && !params.count(dist::tied_param(op)) &&
+             !(ops::find_op(op.type()) && ops::find_op(op.type())->has(ops::kOptimizer)))
+      diags.error(dist::op_loc(main, origin, 0, i),
+                  "distribute (parameter-server mode): an op of op_role Optimize must name its parameter in "
+                  "op_role_var to move to that parameter's server (gradient clipping by global norm cannot)");
   }
 }
 
@@ -105,8 +113,8 @@ std::vector<ServerProgram> distribute(pb::ProgramDesc& main, pb::ProgramDesc& st
     dist::rewrite_collective(main, startup, o, origin, diags);
     return {};
   }
-  refuse_other_optimize_ops(main, origin, diags);
   const dist::Plan plan = dist::plan_pserver(main, origin, o, diags);
+  refuse_untied_optimize_ops(main, plan, origin, diags);
   check_gradients(main, plan, origin, diags);
   if (diags.has_errors()) return {};
   // Servers first: they are cut from the original programs (optimizer ops,

@@ -31,6 +31,16 @@ std::vector<int64_t> block_sizes(const std::vector<int64_t>& dims, int servers, 
   return sizes;
 }
 
+bool moves_to_server(const pb::OpDesc& op) {
+  const ops::OpDef* def = ops::find_op(op.type());
+  return (def && def->has(ops::kOptimizer)) || (attr_int(op, "op_role", 0) & kOpRoleOptimize);
+}
+
+std::string tied_param(const pb::OpDesc& op) {
+  const pb::OpDesc::Attr* a = find_attr(op, "op_role_var");
+  return a && a->type() == pb::STRINGS && a->strings_size() > 0 ? a->strings(0) : "";
+}
+
 Location op_loc(const pb::ProgramDesc& prog, const std::string& origin, int block, int op, const std::string& var) {
   Location l = Program::from_desc(prog, origin).loc(block, op, var);
   return l;
@@ -53,6 +63,16 @@ std::vector<ParamPlan> optimized_params(const pb::ProgramDesc& main, const std::
     p.param = params[0];
     p.grad = grads[0];
     p.opt_op = i;
+    // The gradient the trainer computes may reach the update through other
+    // ops of the parameter's (weight decay writing `G@L2`): the one to send
+    // is what the first of them names in op_role_var, as Paddle reads it.
+    for (int k = 0; k <= i; ++k) {
+      const pb::OpDesc& tied = b.ops(k);
+      if (!moves_to_server(tied) || tied_param(tied) != p.param) continue;
+      const pb::OpDesc::Attr* rv = find_attr(tied, "op_role_var");
+      if (rv->strings_size() >= 2 && find_block_var(b, rv->strings(1))) p.grad = rv->strings(1);
+      break;
+    }
     if (!seen.insert(p.param).second) {
       diags.error(op_loc(main, origin, 0, i, p.param),
                   "distribute: the parameter is updated by a second optimizer op; one per parameter is supported");

@@ -49,6 +49,13 @@ std::vector<ParamPlan> optimized_params(const pb::ProgramDesc& main, const std::
 Plan plan_pserver(const pb::ProgramDesc& main, const std::string& origin, const DistributeOptions& o,
                   Diagnostics& diags);
 
+/// Ops that leave the trainer for the servers: the optimizer updates and
+/// the other ops of op_role Optimize (weight decay), each tied to its
+/// parameter by op_role_var, as Paddle's transpiler moves them.
+bool moves_to_server(const pb::OpDesc& op);
+/// The parameter an op of op_role Optimize belongs to (op_role_var[0]), or "".
+std::string tied_param(const pb::OpDesc& op);
+
 /// A location in `origin` for diagnostics of the pass (block 0, op `op`).
 Location op_loc(const pb::ProgramDesc& prog, const std::string& origin, int block, int op, const std::string& var = "");
 

@@ -42,12 +42,44 @@ pb::OpDesc sliced_optimizer_op(const pb::OpDesc& orig, const ops::OptimizerDef& 
       if (name == opt.param || name == opt.param_out) {
         for (auto& a : *slot.mutable_arguments()) a = s.param;
       } else if (name == opt.grad) {
-        for (auto& a : *slot.mutable_arguments()) a = s.server_grad;
+        // The averaged gradient, or what the parameter's other ops made of it (weight decay's G@L2).
+        for (auto& a : *slot.mutable_arguments()) {
+          if (a == p.grad) {
+            a = s.server_grad;
+          } else if (const pb::VarDesc* v = find_block_var(main, a); v && !find_block_var(server, a)) {
+            declare_like(server, a, *v, s.dims, true);
+          }
+        }
       } else {
         const bool sliced = state_sliced.count(name) && state_sliced[name] && p.sliced();
         for (const auto& a : slot.arguments()) declare(a, sliced);
       }
     }
+  return op;
+}
+
+// Another op of the parameter's (weight decay): the parameter and gradient
+// become the server's slice and averaged gradient; other variables come
+// along, server-held (Paddle's _clone_variable makes them persistable), and
+// one shaped like the whole parameter is shaped like the slice (what
+// Paddle's shape inference of the appended op gives).
+pb::OpDesc moved_op(const pb::OpDesc& orig, const ParamPlan& p, const Slice& s, const pb::BlockDesc& main,
+                    pb::BlockDesc& server) {
+  pb::OpDesc op = orig;
+  for (auto* slots : {op.mutable_inputs(), op.mutable_outputs()})
+    for (auto& slot : *slots)
+      for (auto& a : *slot.mutable_arguments()) {
+        if (a == p.param) {
+          a = s.param;
+        } else if (a == p.grad) {
+          a = s.server_grad;
+        } else if (const pb::VarDesc* v = find_block_var(main, a)) {
+          const pb::VarType::TensorDesc* td = tensor_desc(*v);
+          std::vector<int64_t> dims;
+          if (td) dims.assign(td->dims().begin(), td->dims().end());
+          declare_like(server, a, *v, dims == p.dims ? s.dims : dims, true);
+        }
+      }
   return op;
 }
 
@@ -111,9 +143,16 @@ ServerProgram build_server(const pb::ProgramDesc& main, const pb::ProgramDesc& s
       ops::set_attr_bool(scale, "bias_after_scale", true);
       *blk.add_ops() = std::move(scale);
     }
-    const pb::OpDesc& orig = m0.ops(p.opt_op);
-    const ops::OpDef& def = *ops::find_op(orig.type());
-    *blk.add_ops() = sliced_optimizer_op(orig, *def.optimizer, p, *s, m0, b0);
+    // The parameter's ops of role Optimize in program order: weight decay,
+    // then the update itself.
+    for (int i = 0; i < m0.ops_size(); ++i) {
+      const pb::OpDesc& op = m0.ops(i);
+      if (i == p.opt_op) {
+        *blk.add_ops() = sliced_optimizer_op(op, *ops::find_op(op.type())->optimizer, p, *s, m0, b0);
+      } else if (i < p.opt_op && moves_to_server(op) && tied_param(op) == p.param) {
+        *blk.add_ops() = moved_op(op, p, *s, m0, b0);
+      }
+    }
   }
   if (blocks.empty()) {
     // Paddle gives such a server an empty block to serve.

@@ -30,15 +30,15 @@ void insert_op(pb::BlockDesc& b, int at, pb::OpDesc op) {
   for (int i = b.ops_size() - 1; i > at; --i) b.mutable_ops()->SwapElements(i, i - 1);
 }
 
-// Removes the optimizer ops from `b` and returns the variables only they used
-// (learning rates, optimizer state), which leave the trainer with them.
+// Removes the ops that move to the servers (optimizer updates, weight decay)
+// from `b` and returns the variables only they used (learning rates,
+// optimizer state, decay temporaries), which leave the trainer with them.
 std::set<std::string> remove_optimizer_ops(pb::BlockDesc& b, const Plan& plan) {
   std::set<std::string> theirs, kept, keep_always;
   for (const ParamPlan& p : plan.params) keep_always.insert({p.param, p.grad});
   pb::BlockDesc rest;
   for (auto& op : *b.mutable_ops()) {
-    const ops::OpDef* def = ops::find_op(op.type());
-    const bool opt = def && def->has(ops::kOptimizer);
+    const bool opt = moves_to_server(op);
     for (const auto* slots : {&op.inputs(), &op.outputs()})
       for (const auto& slot : *slots)
         for (const auto& arg : slot.arguments()) (opt ? theirs : kept).insert(arg);
