@@ -269,6 +269,19 @@ CASES = {
 }
 
 
+# Programs other fixtures already hold (test/fixtures/<source>/{main,startup}.pdmodel), loaded
+# from their files as Paddle would load them: the case directory names its source instead of
+# copying it. A collective startup loaded from a file lists its parameters in the file's
+# (sorted) variable order, where fluidc follows the order of their initialisers, as Paddle
+# does for a program built in Python (case `collective`): that startup is not compared.
+REAL_CASES = {
+    "resnet18": dict(source="resnet18_train", mode="pserver", pservers=THREE, trainers=3, trainer_id=1, sync=True),
+    "bert_tiny": dict(source="bert_tiny", mode="pserver", pservers=TWO, trainers=4, trainer_id=3, sync=True),
+    "lstm_collective": dict(source="lstm_classifier", mode="collective", nranks=2,
+                            not_compared={"trainer.startup": "broadcast order: the file's variable order"}),
+}
+
+
 def fluidc_args(c):
     """The `fluidc opt` flags for case c (one per line in `args`)."""
     if c["mode"] == "collective":
@@ -342,16 +355,38 @@ def make_case(name, c):
     print("%-16s %s" % (name, ", ".join(sorted(progs))))
 
 
+def make_real_case(name, c):
+    src = fl.FIXTURES / c["source"]
+    main = paddle.static.Program.parse_from_string((src / "main.pdmodel").read_bytes())
+    startup = paddle.static.Program.parse_from_string((src / "startup.pdmodel").read_bytes())
+    d = OUT / name
+    fl.fresh_dir(d)
+    (d / "source").write_text(c["source"] + "\n")
+    (d / "args").write_text("\n".join(fluidc_args(c)) + "\n")
+    drop_empty_slots(main)
+    drop_empty_slots(startup)
+    progs = transpile(c, main, startup)
+    (d / "expected").mkdir()
+    skipped = c.get("not_compared", {})
+    for prog, data in progs.items():
+        if prog not in skipped:
+            (d / "expected" / (prog + ".txt")).write_text(describe(data))
+    if skipped:
+        (d / "not_compared").write_text("".join("%s: %s\n" % kv for kv in skipped.items()))
+    print("%-16s %s (from %s)" % (name, ", ".join(sorted(progs)), c["source"]))
+
+
 def check_fluidc(fluidc):
     """Runs fluidc on every case; Paddle parses each program it writes, and
     the description matches Paddle's."""
     bad = 0
-    for name in CASES:
+    for name in list(CASES) + list(REAL_CASES):
         d = OUT / name
+        src = fl.FIXTURES / (d / "source").read_text().strip() if (d / "source").exists() else d
         args = (d / "args").read_text().split()
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "trainer.pdmodel"
-            cmd = [fluidc, "opt", str(d / "main.pdmodel"), "--startup", str(d / "startup.pdmodel"),
+            cmd = [fluidc, "opt", str(src / "main.pdmodel"), "--startup", str(src / "startup.pdmodel"),
                    "--passes=distribute", "-o", str(out), "--startup-out", str(Path(tmp) / "trainer.startup.pdmodel")]
             subprocess.run(cmd + args, check=True)
             for exp in sorted((d / "expected").iterdir()):
@@ -377,6 +412,9 @@ def main():
     for name, c in CASES.items():
         if not args.cases or name in args.cases:
             make_case(name, c)
+    for name, c in REAL_CASES.items():
+        if not args.cases or name in args.cases:
+            make_real_case(name, c)
 
 
 if __name__ == "__main__":

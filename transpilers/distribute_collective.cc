@@ -1,6 +1,7 @@
 // transpilers/distribute_collective.cc - collective mode: loss gradient scaled by 1/N, gradients all-reduced, parameters broadcast.
 #include "transpilers/distribute_collective.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -64,6 +65,19 @@ void rewrite_collective(pb::ProgramDesc& main, pb::ProgramDesc& startup, const D
     by_producer[w].push_back(p.grad);
   }
   if (diags.has_errors()) return;
+  // An op finishing several gradients (an LSTM cell's) lists them in
+  // op_role_var (param, grad, param, grad...): Paddle all-reduces in that order.
+  for (auto& [at, grads] : by_producer) {
+    const pb::OpDesc::Attr* rv = find_attr(b.ops(at), "op_role_var");
+    if (!rv || rv->type() != pb::STRINGS) continue;
+    auto rank = [&](const std::string& g) {
+      for (int k = 1; k < rv->strings_size(); k += 2)
+        if (rv->strings(k) == g) return k;
+      return rv->strings_size() + 1;  // not listed: after those listed, in optimizer order
+    };
+    std::stable_sort(grads.begin(), grads.end(),
+                     [&](const std::string& x, const std::string& y) { return rank(x) < rank(y); });
+  }
   int ring = -1;
   std::string last;
   for (auto it = by_producer.rbegin(); it != by_producer.rend(); ++it) {
