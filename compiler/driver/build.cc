@@ -23,6 +23,7 @@
 #include "compiler/codegen/target.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/driver/usage.h"
+#include "compiler/ops/registry.h"
 #include "compiler/version.h"
 #include "runtime/error.h"
 #include "runtime/tensor_record.h"
@@ -162,8 +163,28 @@ LibSpec library_spec(const BuildOptions& o) {
   return spec;
 }
 
+// Programs with communication ops (what the distribute pass writes) have no
+// runtime to run them yet: one error listing every such op.
+void refuse_communication(const Program& main, const std::optional<Program>& startup) {
+  std::vector<std::string> found;
+  auto scan = [&](const Program& p) {
+    for (int b = 0; b < p.num_blocks(); ++b)
+      for (int i = 0; i < p.block(b).ops_size(); ++i)
+        if (const ops::OpDef* def = ops::find_op(p.block(b).ops(i).type()); def && def->has(ops::kCommunication))
+          found.push_back(p.loc(b, i).str());
+  };
+  scan(main);
+  if (startup) scan(*startup);
+  if (found.empty()) return;
+  user_error(fmt::format("cannot compile distributed programs yet: {} communication op{} (send, recv, barriers, "
+                         "listen_and_serv, collectives) need a distributed runtime fluidc does not have; "
+                         "`fluidc opt --passes=...,distribute` writes them for Paddle (docs/distributed.md):\n  {}",
+                         found.size(), found.size() == 1 ? "" : "s", fmt::join(found, "\n  ")));
+}
+
 Prepared prepare(const BuildOptions& o) {
   Loaded in = load_inputs(o);
+  refuse_communication(in.main, in.startup);  // the distribute pass itself runs only in `fluidc opt`
   PipelineResult r = run_pipeline(in.main, in.startup, pipeline_options(o, false));
   Prepared p;
   if (!o.params_path.empty()) p.params_blob = load_params_blob(o, r.main, r.info);
@@ -337,6 +358,12 @@ void build_executable(const BuildOptions& o) {
                                rc));
 }
 
+std::string server_path(const std::string& output, size_t server, bool startup) {
+  const fs::path out(output);
+  const std::string tag = fmt::format(".pserver{}{}", server, startup ? ".startup" : "");
+  return (out.parent_path() / (out.stem().string() + tag + out.extension().string())).string();
+}
+
 void optimize_program(const BuildOptions& o) {
   if (o.output.empty()) usage_error("fluidc opt needs -o OUT.pdmodel (or .pbtxt)");
   Loaded in = load_inputs(o);
@@ -344,9 +371,18 @@ void optimize_program(const BuildOptions& o) {
   bool touches_startup = std::find(po.passes.begin(), po.passes.end(), "optimizer") != po.passes.end();
   if (touches_startup && o.startup_out.empty())
     usage_error("the optimizer pass adds state to the startup program: give --startup-out FILE");
+  const bool distributes = std::find(po.passes.begin(), po.passes.end(), "distribute") != po.passes.end();
+  touches_startup |= distributes;
+  if (distributes && o.startup_out.empty())
+    usage_error("the distribute pass rewrites the startup program (trainers receive the parameters): give "
+                "--startup-out FILE");
   PipelineResult r = run_pipeline(in.main, in.startup, po);
   r.main.save(o.output);
   if (touches_startup) r.startup->save(o.startup_out);
+  for (size_t i = 0; i < r.servers.size(); ++i) {
+    r.servers[i].main.save(server_path(o.output, i, false));
+    r.servers[i].startup.save(server_path(o.output, i, true));
+  }
   // A plan left from an earlier run would describe another program.
   const fs::path plan = o.output + kFusionPlanSuffix;
   if (std::find(r.ran.begin(), r.ran.end(), "fuse") != r.ran.end()) write_text(plan, fusion_plan_text(r.fusion, r.main));

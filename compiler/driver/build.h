@@ -48,8 +48,15 @@ inline constexpr const char* kMemoryPlanSuffix = ".memory";
 
 /// `fluidc opt`: runs the pipeline and writes the rewritten program to
 /// options.output (text when it ends in .pbtxt), the startup program to
-/// options.startup_out, and the side tables beside the output.
+/// options.startup_out, and the side tables beside the output. With the
+/// distribute pass in parameter-server mode, server I's programs go to
+/// server_path(output, I, false/true).
 void optimize_program(const BuildOptions& options);
+
+/// Where `fluidc opt -o OUT` writes parameter server `server`'s program:
+/// OUT's stem + ".pserver<server>" (+ ".startup") + OUT's extension, so
+/// trainer.pbtxt gives trainer.pserver0.pbtxt and trainer.pserver0.startup.pbtxt.
+std::string server_path(const std::string& output, size_t server, bool startup);
 
 /// Compiles the program into a standalone executable at options.output.
 void build_executable(const BuildOptions& options);

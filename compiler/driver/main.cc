@@ -55,6 +55,12 @@ usage:
       autodiff,optimizer) in their fixed order and write the rewritten ProgramDesc (binary,
       or text for .pbtxt; Paddle loads it back) and its side tables beside it (the fuse
       pass's plan: OUT.fusion; the memory plan's: OUT.memory). --print-after prints the program after a pass, or each.
+  fluidc opt TRAINER --passes=[autodiff,optimizer,]distribute --startup S --startup-out S2 -o OUT
+             (--pservers H:P,... --trainers N --trainer-id I [--sync|--async] [--min-block-size K]
+              | --collective --nranks N)
+      Distributed training, structured as Paddle's DistributeTranspiler / GradAllReduce:
+      OUT is the trainer, S2 its startup, and per server OUT.pserver<i> and
+      OUT.pserver<i>.startup (before OUT's extension). See docs/distributed.md.
   fluidc check PROGRAM
       Verify a program; print located diagnostics; exit 0 if it compiles, 1 if not.
   fluidc dump PROGRAM [--all-attrs]
@@ -99,6 +105,13 @@ double number(const std::string& v, const char* flag) {
   } catch (const std::exception&) {
   }
   usage_error(fmt::format("{} expects a number, got '{}'", flag, v));
+}
+
+// A whole number for a count flag (--trainers, --nranks, --min-block-size...).
+int64_t integer(const std::string& v, const char* flag) {
+  if (v.empty() || v.size() > 12 || v.find_first_not_of("0123456789") != std::string::npos)
+    usage_error(fmt::format("{} expects a whole number, got '{}'", flag, v));
+  return std::stoll(v);
 }
 
 std::vector<std::string> split(const std::string& list) {
@@ -167,6 +180,20 @@ Args parse(int argc, char** argv, int first) {
       else if (what != "exe") usage_error(fmt::format("--emit expects exe or lib, got '{}'", what));
     }
     else if (is("--class")) a.build.lib_class = value(i, "--class");
+    // The distribute pass (docs/distributed.md).
+    else if (is("--pservers")) {
+      po.distribute_options.mode = fluidc::DistributeOptions::Mode::kPserver;
+      po.distribute_options.pservers = split(value(i, "--pservers"));
+    }
+    else if (is("--trainers")) po.distribute_options.trainers = static_cast<int>(integer(value(i, "--trainers"), "--trainers"));
+    else if (is("--trainer-id"))
+      po.distribute_options.trainer_id = static_cast<int>(integer(value(i, "--trainer-id"), "--trainer-id"));
+    else if (arg == "--sync") po.distribute_options.sync = true;
+    else if (arg == "--async") po.distribute_options.sync = false;
+    else if (is("--min-block-size"))
+      po.distribute_options.min_block_size = integer(value(i, "--min-block-size"), "--min-block-size");
+    else if (arg == "--collective") po.distribute_options.mode = fluidc::DistributeOptions::Mode::kCollective;
+    else if (is("--nranks")) po.distribute_options.nranks = static_cast<int>(integer(value(i, "--nranks"), "--nranks"));
     else if (arg == "--all-attrs") a.all_attrs = true;
     else if (arg.size() > 1 && arg[0] == '-') usage_error(fmt::format("unknown option '{}'", arg));
     else a.positional.push_back(arg);

@@ -49,6 +49,10 @@ enum Trait : unsigned {
   kFetch = 1u << 3,       ///< exposes its input as a program result
   kRandom = 1u << 4,      ///< draws random numbers
   kOwnsBlock = 1u << 5,   ///< runs a sub-block
+  /// Talks to other processes (parameter servers, collective peers): the
+  /// distribute pass writes these ops; no CPU path until a distributed
+  /// runtime exists, so build/emit refuse programs holding them.
+  kCommunication = 1u << 6,
 };
 
 using InferShapeFn = void (*)(ShapeCtx&);

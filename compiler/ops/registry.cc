@@ -48,6 +48,7 @@ std::vector<OpDef> build_table() {
   add_rnn_ops(table);
   add_interp_ops(table);
   add_detection_ops(table);
+  add_distributed_ops(table);
   std::sort(table.begin(), table.end(), [](const OpDef& a, const OpDef& b) { return a.type < b.type; });
   for (size_t i = 1; i < table.size(); ++i)
     if (table[i].type == table[i - 1].type) internal_error("op defined twice: " + table[i].type);
