@@ -1,0 +1,213 @@
+// test/unit/kernels/sequence_test.cc - the sequence family on ragged LoD batches: hand-computed values, LoD rules, errors, gradient checks.
+#include <catch2/catch.hpp>
+
+#include "kernels/sequence.h"
+#include "runtime/error.h"
+#include "test/unit/kernels/gradcheck.h"
+
+using namespace fluidc;
+using namespace fluidc::test;
+
+namespace {
+
+std::vector<double> dv(std::initializer_list<double> v) { return v; }
+
+// Sets one LoD level on `t` from offsets.
+void with_lod(Tensor& t, std::vector<uint64_t> offsets) { t.mutable_lod() = rt::Lod{std::move(offsets)}; }
+
+// fp64 values 0.1 apart, shuffled: no ties a finite-difference step could reorder (MAX pooling).
+Tensor spaced(const Shape& s, uint32_t seed) {
+  Tensor t;
+  t.resize(s, DType::kFP64);
+  std::vector<double> v(static_cast<size_t>(s.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = 0.1 * static_cast<double>(i) - 0.7;
+  std::shuffle(v.begin(), v.end(), std::mt19937(seed));
+  for (int64_t i = 0; i < t.numel(); ++i) set(t, i, v[static_cast<size_t>(i)]);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("sequence_pool pools each sequence, pads empty ones and records MaxIndex", "[sequence]") {
+  // Sequences of lengths 1, 3, 0 over rows of width 2.
+  Tensor x = f32(Shape{4, 2}, {1, -1, 2, 5, 4, 3, 0, 7}), out, idx;
+  with_lod(x, {0, 1, 4, 4});
+  kernels::SequencePoolAttrs a;
+  a.pad_value = 9;
+  a.pooltype = "SUM";
+  kernels::sequence_pool(x, out, nullptr, a);
+  CHECK(out.shape() == Shape{3, 2});
+  CHECK(values(out) == dv({1, -1, 6, 15, 9, 9}));
+  CHECK(out.lod() == nullptr);  // one level: pooled away
+  a.pooltype = "AVERAGE";
+  kernels::sequence_pool(x, out, nullptr, a);
+  CHECK(values(out) == dv({1, -1, 2, 5, 9, 9}));
+  a.pooltype = "MAX";
+  kernels::sequence_pool(x, out, &idx, a);
+  CHECK(values(out) == dv({1, -1, 4, 7, 9, 9}));
+  CHECK(values(idx) == dv({0, 0, 2, 3, -1, -1}));
+  a.pooltype = "LAST";
+  kernels::sequence_pool(x, out, nullptr, a);
+  CHECK(values(out) == dv({1, -1, 0, 7, 9, 9}));
+  a.pooltype = "FIRST";
+  kernels::sequence_pool(x, out, nullptr, a);
+  CHECK(values(out) == dv({1, -1, 2, 5, 9, 9}));
+  a.pooltype = "MEDIAN";
+  CHECK_THROWS_WITH(kernels::sequence_pool(x, out, nullptr, a), Catch::Contains("unknown pooltype 'MEDIAN'"));
+}
+
+TEST_CASE("sequence_pool keeps the outer LoD levels and needs a LoD input", "[sequence]") {
+  Tensor x = f32(Shape{3, 1}, {1, 2, 3}), out;
+  x.mutable_lod() = rt::Lod{{0, 2, 3}, {0, 1, 1, 3}};
+  kernels::SequencePoolAttrs a;
+  a.pooltype = "SUM";
+  kernels::sequence_pool(x, out, nullptr, a);
+  CHECK(values(out) == dv({1, 0, 5}));
+  REQUIRE(out.lod());
+  CHECK(*out.lod() == rt::Lod{{0, 2, 3}});
+  Tensor dense = f32(Shape{2, 1}, {1, 2});
+  CHECK_THROWS_WITH(kernels::sequence_pool(dense, out, nullptr, a), Catch::Contains("must be a LoD tensor"));
+}
+
+TEST_CASE("sequence_softmax, reverse, expand_as and concat move rows within sequences", "[sequence]") {
+  Tensor x = f64(Shape{4, 1}, {0, 0, std::log(3.0), 5}), out;
+  with_lod(x, {0, 3, 3, 4});
+  kernels::sequence_softmax(x, out);
+  CHECK(values(out)[0] == Approx(0.2));
+  CHECK(values(out)[2] == Approx(0.6));
+  CHECK(values(out)[3] == Approx(1.0));
+  CHECK(*out.lod() == *x.lod());
+
+  Tensor r = f32(Shape{4, 1}, {1, 2, 3, 4}), ry;
+  with_lod(r, {0, 3, 3, 4});
+  kernels::sequence_reverse(r, ry);
+  CHECK(values(ry) == dv({3, 2, 1, 4}));
+
+  Tensor e = f32(Shape{3, 1}, {7, 8, 9}), eo;
+  kernels::sequence_expand_as(e, r, eo);
+  CHECK(values(eo) == dv({7, 7, 7, 9}));
+  CHECK(*eo.lod() == *r.lod());
+
+  Tensor b = f32(Shape{2, 1}, {5, 6}), co;
+  with_lod(b, {0, 0, 1, 2});
+  const Tensor* xs[] = {&r, &b};
+  kernels::sequence_concat(xs, 2, co);
+  CHECK(values(co) == dv({1, 2, 3, 5, 4, 6}));
+  CHECK(*co.lod() == rt::Lod{{0, 3, 4, 6}});
+  Tensor c = f32(Shape{1, 1}, {1});
+  with_lod(c, {0, 1});
+  const Tensor* bad[] = {&r, &c};
+  CHECK_THROWS_WITH(kernels::sequence_concat(bad, 2, co), Catch::Contains("sequences"));
+}
+
+TEST_CASE("sequence_conv windows stay inside their sequence", "[sequence]") {
+  // Width 1, window of 3 centred on the row (start -1), filter = [1, 10, 100]: Out = prev + 10*row + 100*next.
+  Tensor x = f32(Shape{4, 1}, {1, 2, 3, 4}), f = f32(Shape{3, 1}, {1, 10, 100}), out;
+  with_lod(x, {0, 3, 3, 4});
+  kernels::SequenceConvAttrs a;
+  a.contextLength = 3;
+  a.contextStart = -1;
+  kernels::sequence_conv(x, nullptr, f, out, a);
+  CHECK(values(out) == dv({210, 321, 32, 40}));
+  Tensor bad = f32(Shape{2, 1}, {1, 1});
+  CHECK_THROWS_WITH(kernels::sequence_conv(x, nullptr, bad, out, a), Catch::Contains("contextLength"));
+}
+
+TEST_CASE("sequence_mask and lookup_table", "[sequence]") {
+  Tensor n = i64(Shape{3}, {1, 3, 0}), y;
+  kernels::SequenceMaskAttrs m;
+  m.out_dtype = 5;
+  kernels::sequence_mask(n, nullptr, y, m);
+  CHECK(y.shape() == Shape{3, 3});
+  CHECK(values(y) == dv({1, 0, 0, 1, 1, 1, 0, 0, 0}));
+  m.maxlen = 2;
+  kernels::sequence_mask(n, nullptr, y, m);
+  CHECK(values(y) == dv({1, 0, 1, 1, 0, 0}));
+
+  Tensor ids = i64(Shape{3, 1}, {2, 0, 2}), w = f32(Shape{3, 2}, {1, 2, 3, 4, 5, 6}), out;
+  kernels::LookupTableAttrs la;
+  la.padding_idx = 0;
+  kernels::lookup_table(ids, w, out, la);
+  CHECK(out.shape() == Shape{3, 2});
+  CHECK(values(out) == dv({5, 6, 0, 0, 5, 6}));
+  Tensor far = i64(Shape{1, 1}, {3});
+  CHECK_THROWS_WITH(kernels::lookup_table(far, w, out, la), Catch::Contains("outside W's 3 rows"));
+  Tensor flat = i64(Shape{3}, {0, 1, 2});
+  CHECK_THROWS_WITH(kernels::lookup_table(flat, w, out, la), Catch::Contains("end in a dim of 1"));
+}
+
+TEST_CASE("sequence ops' gradients match finite differences on ragged batches", "[sequence][gradcheck]") {
+  for (const char* type : {"SUM", "AVERAGE", "SQRT", "MAX", "LAST", "FIRST"}) {
+    Tensor x = spaced(Shape{6, 2}, 3);
+    with_lod(x, {0, 1, 6, 6});
+    kernels::SequencePoolAttrs a;
+    a.pooltype = type;
+    INFO(type);
+    CHECK_GRADCHECK_OP("sequence_pool", {&x}, [&](Tensor& out) { kernels::sequence_pool(x, out, nullptr, a); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         Tensor out, idx;
+                         kernels::sequence_pool(x, out, &idx, a);
+                         kernels::sequence_pool_grad(x, &idx, dout, g[0], a);
+                       });
+  }
+  {
+    Tensor x = spaced(Shape{6, 1}, 4);
+    with_lod(x, {0, 1, 6, 6});
+    CHECK_GRADCHECK_OP("sequence_softmax", {&x}, [&](Tensor& out) { kernels::sequence_softmax(x, out); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         Tensor out;
+                         kernels::sequence_softmax(x, out);
+                         kernels::sequence_softmax_grad(out, dout, x, g[0]);
+                       });
+  }
+  {
+    Tensor x = spaced(Shape{6, 2}, 5);
+    with_lod(x, {0, 1, 6, 6});
+    CHECK_GRADCHECK_OP("sequence_reverse", {&x}, [&](Tensor& out) { kernels::sequence_reverse(x, out); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         Tensor d;
+                         d.copy_from(dout);
+                         d.share_lod(x);  // the emitter's share_lod: Y@GRAD carries Y's (X's) LoD
+                         kernels::sequence_reverse(d, *g[0]);
+                       });
+  }
+  {
+    Tensor x = spaced(Shape{3, 2}, 6), y = spaced(Shape{6, 1}, 7);
+    with_lod(y, {0, 1, 6, 6});
+    CHECK_GRADCHECK_OP("sequence_expand_as", {&x}, [&](Tensor& out) { kernels::sequence_expand_as(x, y, out); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         kernels::sequence_expand_as_grad(x, y, dout, g[0]);
+                       });
+  }
+  {
+    Tensor a = spaced(Shape{6, 2}, 8), b = spaced(Shape{3, 2}, 9);
+    with_lod(a, {0, 1, 6, 6});
+    with_lod(b, {0, 2, 2, 3});
+    const Tensor* xs[] = {&a, &b};
+    CHECK_GRADCHECK_OP("sequence_concat", {&a, &b}, [&](Tensor& out) { kernels::sequence_concat(xs, 2, out); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         Tensor* gs[] = {g[0], g[1]};
+                         kernels::sequence_concat_grad(xs, 2, dout, gs, 2);
+                       });
+  }
+  {
+    Tensor x = spaced(Shape{6, 2}, 10), f = spaced(Shape{6, 3}, 11);
+    with_lod(x, {0, 1, 6, 6});
+    kernels::SequenceConvAttrs a;
+    a.contextLength = 3;
+    a.contextStart = -1;
+    CHECK_GRADCHECK_OP("sequence_conv", {&x, &f}, [&](Tensor& out) { kernels::sequence_conv(x, nullptr, f, out, a); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         kernels::sequence_conv_grad(x, nullptr, f, dout, g[0], nullptr, g[1], a);
+                       });
+  }
+  {
+    Tensor ids = i64(Shape{4, 1}, {2, 0, 2, 1}), w = spaced(Shape{3, 2}, 12);
+    kernels::LookupTableAttrs la;
+    la.padding_idx = 1;
+    CHECK_GRADCHECK_OP("lookup_table", {&w}, [&](Tensor& out) { kernels::lookup_table(ids, w, out, la); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         kernels::lookup_table_grad(ids, w, dout, g[0], la);
+                       });
+  }
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Per-op Paddle references for the sequence family (see tools/op_caselib.py):
+sequence_pool (every pooltype), sequence_softmax, sequence_reverse,
+sequence_expand_as, sequence_concat, sequence_conv, sequence_mask and
+lookup_table (v1) on ragged LoD batches, sequences of lengths 1, 5 and 0
+where Paddle allows an empty one; forward, output LoD and gradient.
+
+  python3 tools/op_cases_sequence.py   # rewrites test/fixtures/op_cases/sequence/
+"""
+
+import op_caselib as oc  # noqa: E402  (imports fixturelib: threads/env before paddle)
+import paddle
+import paddle.static.nn as snn
+from paddle.base.layer_helper import LayerHelper
+
+FAMILY = "sequence"
+RAGGED = [[1, 5, 0]]  # 6 rows: one sequence of 1, one of 5, an empty one
+
+
+def raw_op(op_type, inputs, attrs, dtype, out_slot="Out"):
+    """Appends `op_type` directly: Fluid ops the 2.6 Python API no longer
+    writes (lookup_table v1), or whose weights the case must feed rather
+    than initialise (sequence_conv's Filter)."""
+    helper = LayerHelper(op_type)
+    out = helper.create_variable_for_type_inference(dtype)
+    helper.append_op(type=op_type, inputs=inputs, outputs={out_slot: out}, attrs=attrs)
+    return out
+
+
+def main():
+    oc.start(__file__, FAMILY)
+
+    for pool in ["SUM", "AVERAGE", "SQRT", "MAX", "LAST", "FIRST"]:
+        with oc.program(FAMILY) as p:
+            x = p.input("x", [6, 3], lod=RAGGED)
+            y = snn.sequence_pool(x, pool, pad_value=0.5)
+            extra = []
+            if pool == "MAX":
+                op = [o for o in p.main.global_block().ops if o.type == "sequence_pool"][0]
+                extra = [p.main.global_block().var(op.output("MaxIndex")[0])]
+            p.case(f"pool_{pool.lower()}", [y], extra=extra)
+
+    # Two LoD levels: Out keeps the outer one.
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [6, 2], lod=[[2, 1], [1, 3, 2]])
+        p.case("pool_sum_two_levels", [snn.sequence_pool(x, "SUM")])
+
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [6, 3], dtype="float64", lod=[[2, 4]])
+        p.case("pool_average_fp64", [snn.sequence_pool(x, "AVERAGE")], rtol=1e-10, atol=1e-12)
+
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [6, 1], lod=RAGGED, low=-3, high=3)
+        p.case("softmax", [snn.sequence_softmax(x)])
+
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [6, 3], lod=RAGGED)
+        p.case("reverse", [snn.sequence_reverse(x)])
+
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [3, 2])
+        y = p.input("y", [6, 3], lod=RAGGED, grad=False)
+        p.case("expand_as", [snn.sequence_expand_as(x, y)])
+
+    with oc.program(FAMILY) as p:
+        a = p.input("a", [6, 3], lod=RAGGED)
+        b = p.input("b", [4, 3], lod=[[2, 0, 2]])
+        p.case("concat", [snn.sequence_concat([a, b])])
+
+    for name, start, length in [("conv_ctx3", -1, 3), ("conv_ctx2_forward", 0, 2), ("conv_ctx4_back", -3, 4)]:
+        with oc.program(FAMILY) as p:
+            x = p.input("x", [6, 3], lod=RAGGED)
+            w = p.input("w", [length * 3, 4])
+            y = raw_op("sequence_conv", {"X": x, "Filter": w},
+                       {"contextLength": length, "contextStart": start, "contextStride": 1,
+                        "paddingTrainable": False}, "float32")
+            p.case(name, [y])
+
+    with oc.program(FAMILY) as p:
+        n = p.input("n", [4], dtype="int64", value=[1, 5, 0, 3], grad=False)
+        p.case("mask_maxlen6", [paddle.static.nn.sequence_lod.sequence_mask(n, maxlen=6, dtype="float32")], grads=False)
+    with oc.program(FAMILY) as p:
+        n = p.input("n", [4], dtype="int64", value=[1, 5, 0, 3], grad=False)
+        p.case("mask_auto_int64", [paddle.static.nn.sequence_lod.sequence_mask(n, dtype="int64")])
+
+    for name, pad in [("lookup_table", -1), ("lookup_table_padding", 2)]:
+        with oc.program(FAMILY) as p:
+            ids = p.input("ids", [6, 1], dtype="int64", value=[[3], [2], [0], [4], [2], [3]], grad=False,
+                          lod=RAGGED)
+            w = p.input("w", [5, 4])
+            p.case(name, [raw_op("lookup_table", {"Ids": ids, "W": w},
+                                 {"padding_idx": pad, "is_sparse": False}, "float32")])
+
+    oc.finish()
+
+
+if __name__ == "__main__":
+    main()
