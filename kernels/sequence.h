@@ -1,4 +1,4 @@
-// kernels/sequence.h - ops on LoD (sequence) tensors: pooling, softmax, reverse, expand_as, concat, conv, mask, lookup_table (v1).
+// kernels/sequence.h - ops on LoD (sequence) tensors: pooling, softmax, reverse, expand(_as), concat, conv, mask, lookup_table (v1).
 //
 // A sequence op works on the last LoD level of its LoD input (Paddle's rule):
 // rows [lod[i], lod[i+1]) are sequence i. Sequences may be empty (length 0)
@@ -49,6 +49,22 @@ void sequence_reverse(const Tensor& x, Tensor& y);
 /// Out = row i of X repeated once per row of Y's sequence i; Out takes Y's LoD.
 void sequence_expand_as(const Tensor& x, const Tensor& y, Tensor& out);
 void sequence_expand_as_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad);
+
+/// Attributes of `sequence_expand`.
+struct SequenceExpandAttrs {
+  int ref_level = -1;  ///< Y's LoD level whose sequence lengths give the repeats; -1: the last
+
+  template <class F>
+  static void fields(F&& f) {
+    f("ref_level", &SequenceExpandAttrs::ref_level);
+  }
+};
+/// Out = sequence i of X (row i for a dense X) repeated as many times as Y's
+/// sequence i at ref_level has entries. Out has a LoD (the repeated
+/// sequences) only when X has one.
+void sequence_expand(const Tensor& x, const Tensor& y, Tensor& out, const SequenceExpandAttrs& attrs);
+void sequence_expand_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          const SequenceExpandAttrs& attrs);
 
 /// Out's sequence i = sequence i of X[0], then of X[1], ... (all inputs have
 /// the same number of sequences).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per-op Paddle references for the sequence family (see tools/op_caselib.py):
 sequence_pool (every pooltype), sequence_softmax, sequence_reverse,
-sequence_expand_as, sequence_concat, sequence_conv, sequence_mask and
+sequence_expand, sequence_expand_as, sequence_concat, sequence_conv, sequence_mask and
 lookup_table (v1) on ragged LoD batches, sequences of lengths 1, 5 and 0
 where Paddle allows an empty one; forward, output LoD and gradient.
 
@@ -61,6 +61,20 @@ def main():
         x = p.input("x", [3, 2])
         y = p.input("y", [6, 3], lod=RAGGED, grad=False)
         p.case("expand_as", [snn.sequence_expand_as(x, y)])
+
+    # sequence_expand: a dense X's rows, or a LoD X's sequences, repeated by Y's lengths at ref_level.
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [3, 2])
+        y = p.input("y", [5, 1], lod=[[2, 0, 3]], grad=False)
+        p.case("expand_dense_x", [snn.sequence_expand(x, y)])
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [4, 2], lod=[[2, 1, 1]])
+        y = p.input("y", [5, 1], lod=[[2, 0, 3]], grad=False)
+        p.case("expand_lod_x", [snn.sequence_expand(x, y)])
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [2, 2])
+        y = p.input("y", [5, 1], lod=[[1, 2], [2, 0, 3]], grad=False)
+        p.case("expand_ref_level0", [snn.sequence_expand(x, y, ref_level=0)])
 
     with oc.program(FAMILY) as p:
         a = p.input("a", [6, 3], lod=RAGGED)

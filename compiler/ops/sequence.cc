@@ -44,7 +44,7 @@ void infer_sequence_pool(ShapeCtx& c) {
   }
 }
 
-// Out has Y's rows (known at run time) and X's other dims.
+// Out has rows known at run time (Y's for expand_as) and X's other dims.
 void infer_sequence_expand_as(ShapeCtx& c) { infer_rows_per_sequence(c, "X", "Out"); }
 
 // Out's rows are the sum of the inputs' rows: known at run time.
@@ -130,6 +130,15 @@ void add_sequence_ops(std::vector<OpDef>& t) {
                .grad = "sequence_expand_as_grad", .infer_shape = infer_sequence_expand_as, .share_lod = "Y"});
   t.push_back({.type = "sequence_expand_as_grad", .family = "sequence", .inputs = {{"X"}, {"Y"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+
+  // Out's rows depend on Y's LoD; its LoD is set by the kernel (only when X has one).
+  const auto expand_attrs = kernel_attrs<kernels::SequenceExpandAttrs>();
+  t.push_back({.type = "sequence_expand", .family = "sequence", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
+               .attrs = expand_attrs, .attrs_struct = "SequenceExpandAttrs", .grad = "sequence_expand_grad",
+               .infer_shape = infer_sequence_expand_as});
+  t.push_back({.type = "sequence_expand_grad", .family = "sequence", .inputs = {{"X"}, {"Y"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .attrs = expand_attrs, .attrs_struct = "SequenceExpandAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
 
   t.push_back({.type = "sequence_concat", .family = "sequence", .inputs = {{.name = "X", .duplicable = true}},
                .outputs = {{"Out"}}, .grad = "sequence_concat_grad", .infer_shape = infer_sequence_concat});

@@ -100,6 +100,30 @@ TEST_CASE("sequence_softmax, reverse, expand_as and concat move rows within sequ
   CHECK_THROWS_WITH(kernels::sequence_concat(bad, 2, co), Catch::Contains("sequences"));
 }
 
+TEST_CASE("sequence_expand repeats rows or whole sequences by Y's LoD at ref_level", "[sequence]") {
+  Tensor y = f32(Shape{5, 1}, {0, 0, 0, 0, 0}), out;
+  y.mutable_lod() = rt::Lod{{0, 1, 3}, {0, 2, 2, 5}};
+  Tensor x = f32(Shape{3, 1}, {1, 2, 3});
+  kernels::sequence_expand(x, y, out, kernels::SequenceExpandAttrs{});  // last level: repeats 2, 0, 3
+  CHECK(values(out) == dv({1, 1, 3, 3, 3}));
+  CHECK(out.lod() == nullptr);
+  Tensor xs = f32(Shape{4, 1}, {1, 2, 3, 4});
+  with_lod(xs, {0, 2, 3, 4});
+  kernels::sequence_expand(xs, y, out, kernels::SequenceExpandAttrs{});
+  CHECK(values(out) == dv({1, 2, 1, 2, 4, 4, 4}));
+  CHECK(*out.lod() == rt::Lod{{0, 2, 4, 5, 6, 7}});
+  kernels::SequenceExpandAttrs level0;
+  level0.ref_level = 0;  // repeats 1, 2 of X's 2 rows
+  Tensor x2 = f32(Shape{2, 1}, {5, 6});
+  kernels::sequence_expand(x2, y, out, level0);
+  CHECK(values(out) == dv({5, 6, 6}));
+  level0.ref_level = 2;
+  CHECK_THROWS_WITH(kernels::sequence_expand(x2, y, out, level0), Catch::Contains("outside Y's 2 LoD levels"));
+  Tensor x4 = f32(Shape{4, 1}, {1, 2, 3, 4});
+  CHECK_THROWS_WITH(kernels::sequence_expand(x4, y, out, kernels::SequenceExpandAttrs{}),
+                    Catch::Contains("X has 4 rows but Y's level 1 has 3 sequences"));
+}
+
 TEST_CASE("sequence_conv windows stay inside their sequence", "[sequence]") {
   // Width 1, window of 3 centred on the row (start -1), filter = [1, 10, 100]: Out = prev + 10*row + 100*next.
   Tensor x = f32(Shape{4, 1}, {1, 2, 3, 4}), f = f32(Shape{3, 1}, {1, 10, 100}), out;
@@ -177,6 +201,17 @@ TEST_CASE("sequence ops' gradients match finite differences on ragged batches", 
     CHECK_GRADCHECK_OP("sequence_expand_as", {&x}, [&](Tensor& out) { kernels::sequence_expand_as(x, y, out); },
                        [&](const Tensor& dout, std::vector<Tensor*>& g) {
                          kernels::sequence_expand_as_grad(x, y, dout, g[0]);
+                       });
+  }
+  for (bool x_lod : {false, true}) {
+    Tensor x = spaced(Shape{3, 2}, 13), y = spaced(Shape{5, 1}, 14);
+    with_lod(y, {0, 2, 2, 5});
+    if (x_lod) with_lod(x, {0, 2, 2, 3});  // sequences of 2, 0 and 1 rows
+    INFO("X with LoD: " << x_lod);
+    CHECK_GRADCHECK_OP("sequence_expand", {&x},
+                       [&](Tensor& out) { kernels::sequence_expand(x, y, out, kernels::SequenceExpandAttrs{}); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         kernels::sequence_expand_grad(x, y, dout, g[0], kernels::SequenceExpandAttrs{});
                        });
   }
   {
