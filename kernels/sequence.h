@@ -108,6 +108,25 @@ struct SequenceMaskAttrs {
 /// MaxLenTensor, when given, wins over the attribute.
 void sequence_mask(const Tensor& x, const Tensor* max_len_tensor, Tensor& y, const SequenceMaskAttrs& attrs);
 
+/// Attributes of `split_lod_tensor` and `merge_lod_tensor` (Fluid's IfElse batch splitting).
+struct LodSplitAttrs {
+  int level = 0;  ///< the LoD level whose sequences the mask picks; rows of a dense X
+
+  template <class F>
+  static void fields(F&& f) {
+    f("level", &LodSplitAttrs::level);
+  }
+};
+/// OutTrue = X's rows whose Mask entry is true, OutFalse = the others, in
+/// order (Mask: bool or integer, one entry per row of a dense X).
+void split_lod_tensor(const Tensor& x, const Tensor& mask, Tensor& out_true, Tensor& out_false,
+                      const LodSplitAttrs& attrs);
+/// The inverse: Out (X's rows, the branches' other dims) takes its next row
+/// from InTrue where Mask is true, else from InFalse. A branch that no row
+/// takes is not read (its conditional_block did not run).
+void merge_lod_tensor(const Tensor& x, const Tensor& mask, const Tensor& in_true, const Tensor& in_false, Tensor& out,
+                      const LodSplitAttrs& attrs);
+
 /// Attributes of `lookup_table` (v1, Fluid's embedding): Ids end in a dim of 1.
 struct LookupTableAttrs {
   int64_t padding_idx = -1;  ///< rows of this id read as zeros; -1: none

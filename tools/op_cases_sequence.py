@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Per-op Paddle references for the sequence family (see tools/op_caselib.py):
 sequence_pool (every pooltype), sequence_softmax, sequence_reverse,
-sequence_expand, sequence_expand_as, sequence_concat, sequence_conv, sequence_mask and
-lookup_table (v1) on ragged LoD batches, sequences of lengths 1, 5 and 0
+sequence_expand, sequence_expand_as, sequence_concat, sequence_conv, sequence_mask,
+split_lod_tensor / merge_lod_tensor and lookup_table (v1) on ragged LoD batches, sequences of lengths 1, 5 and 0
 where Paddle allows an empty one; forward, output LoD and gradient.
 
   python3 tools/op_cases_sequence.py   # rewrites test/fixtures/op_cases/sequence/
@@ -96,6 +96,22 @@ def main():
     with oc.program(FAMILY) as p:
         n = p.input("n", [4], dtype="int64", value=[1, 5, 0, 3], grad=False)
         p.case("mask_auto_int64", [paddle.static.nn.sequence_lod.sequence_mask(n, dtype="int64")])
+
+    # Fluid IfElse's batch split and merge by a row mask (Paddle differentiates each by the other).
+    for name, mask in [("split_merge", [[1], [0], [0], [1], [0]]), ("split_merge_all_false", [[0]] * 5)]:
+        with oc.program(FAMILY) as p:
+            x = p.input("x", [5, 3])
+            m = p.input("m", [5, 1], dtype="bool", value=mask, grad=False)
+            helper = LayerHelper("split_lod_tensor")
+            t = helper.create_variable_for_type_inference("float32")
+            f = helper.create_variable_for_type_inference("float32")
+            helper.append_op(type="split_lod_tensor", inputs={"X": x, "Mask": m},
+                             outputs={"OutTrue": t, "OutFalse": f}, attrs={"level": 0})
+            merged = helper.create_variable_for_type_inference("float32")
+            helper.append_op(type="merge_lod_tensor",
+                             inputs={"X": x, "Mask": m, "InTrue": paddle.scale(t, 2.0), "InFalse": paddle.tanh(f)},
+                             outputs={"Out": merged}, attrs={"level": 0})
+            p.case(name, [merged])
 
     for name, pad in [("lookup_table", -1), ("lookup_table_padding", 2)]:
         with oc.program(FAMILY) as p:

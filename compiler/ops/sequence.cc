@@ -106,6 +106,22 @@ bool sequence_reverse_grad(const pb::OpDesc& fwd, const std::function<std::strin
   return true;
 }
 
+// split_lod_tensor: both outputs have X's other dims and a run-time row count.
+void infer_split_lod_tensor(ShapeCtx& c) {
+  infer_rows_per_sequence(c, "X", "OutTrue");
+  infer_rows_per_sequence(c, "X", "OutFalse");
+}
+
+// merge_lod_tensor: X's rows, a branch's other dims and dtype.
+void infer_merge_lod_tensor(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  TensorType b = c.input("InTrue");
+  if (!b.known) b = c.input("InFalse");
+  if (!x.known || !b.known || x.dims.empty() || b.dims.empty()) return;
+  b.dims[0] = x.dims[0];
+  c.set_output("Out", b);
+}
+
 }  // namespace
 
 void add_sequence_ops(std::vector<OpDef>& t) {
@@ -159,6 +175,18 @@ void add_sequence_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "sequence_mask", .family = "sequence", .inputs = {{"X"}, {"MaxLenTensor", true}},
                .outputs = {{"Y"}}, .attrs = kernel_attrs<kernels::SequenceMaskAttrs>(),
                .attrs_struct = "SequenceMaskAttrs", .infer_shape = infer_sequence_mask});
+
+  // Fluid's IfElse: split the batch by a row mask, run each branch's block on its part, merge.
+  // Paddle's backward differentiates each by the other (split's gradient is a merge of the
+  // branch gradients, merge's a split of Out@GRAD), so programs Paddle differentiated run;
+  // fluidc's own autodiff has no rule for them yet (it says so) rather than a half one.
+  const auto split_attrs = kernel_attrs<kernels::LodSplitAttrs>();
+  t.push_back({.type = "split_lod_tensor", .family = "sequence", .inputs = {{"X"}, {"Mask"}},
+               .outputs = {{"OutTrue"}, {"OutFalse"}}, .attrs = split_attrs, .attrs_struct = "LodSplitAttrs",
+               .infer_shape = infer_split_lod_tensor});
+  t.push_back({.type = "merge_lod_tensor", .family = "sequence", .inputs = {{"X"}, {"Mask"}, {"InTrue"}, {"InFalse"}},
+               .outputs = {{"Out"}}, .attrs = split_attrs, .attrs_struct = "LodSplitAttrs",
+               .infer_shape = infer_merge_lod_tensor});
 
   const auto lookup_attrs = kernel_attrs<kernels::LookupTableAttrs>();
   t.push_back({.type = "lookup_table", .family = "sequence", .inputs = {{"Ids"}, {"W"}}, .outputs = {{"Out"}},

@@ -246,3 +246,30 @@ TEST_CASE("sequence ops' gradients match finite differences on ragged batches", 
                        });
   }
 }
+
+TEST_CASE("split_lod_tensor and merge_lod_tensor split a batch by a row mask and put it back", "[sequence]") {
+  Tensor x = f32(Shape{4, 1}, {1, 2, 3, 4}), mask, t, f, out;
+  mask.resize(Shape{4, 1}, DType::kBool);
+  const bool m[] = {true, false, false, true};
+  std::copy(m, m + 4, mask.data<bool>());
+  kernels::split_lod_tensor(x, mask, t, f, kernels::LodSplitAttrs{});
+  CHECK(values(t) == dv({1, 4}));
+  CHECK(values(f) == dv({2, 3}));
+  kernels::merge_lod_tensor(x, mask, t, f, out, kernels::LodSplitAttrs{});
+  CHECK(values(out) == dv({1, 2, 3, 4}));
+  // A branch no row takes is never read: its block did not run and it holds no value.
+  std::fill(mask.data<bool>(), mask.data<bool>() + 4, false);
+  Tensor never;
+  kernels::merge_lod_tensor(x, mask, never, x, out, kernels::LodSplitAttrs{});
+  CHECK(values(out) == dv({1, 2, 3, 4}));
+  mask.data<bool>()[0] = true;
+  CHECK_THROWS_WITH(kernels::merge_lod_tensor(x, mask, never, f, out, kernels::LodSplitAttrs{}),
+                    Catch::Contains("InTrue must hold the 1 rows Mask gives it, got no value"));
+  Tensor short_mask;
+  short_mask.resize(Shape{3, 1}, DType::kBool);
+  CHECK_THROWS_WITH(kernels::split_lod_tensor(x, short_mask, t, f, kernels::LodSplitAttrs{}),
+                    Catch::Contains("one entry per row"));
+  with_lod(x, {0, 4});
+  CHECK_THROWS_WITH(kernels::split_lod_tensor(x, mask, t, f, kernels::LodSplitAttrs{}),
+                    Catch::Contains("not supported by fluidc yet"));
+}
