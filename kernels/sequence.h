@@ -127,6 +127,43 @@ void split_lod_tensor(const Tensor& x, const Tensor& mask, Tensor& out_true, Ten
 void merge_lod_tensor(const Tensor& x, const Tensor& mask, const Tensor& in_true, const Tensor& in_false, Tensor& out,
                       const LodSplitAttrs& attrs);
 
+/// Attributes of `lstm` (Fluid's dynamic_lstm over LoD sequences).
+struct LstmAttrs {
+  bool use_peepholes = true;  ///< Bias is [1, 7D]: b then the peephole weights w_ic, w_fc, w_oc
+  bool is_reverse = false;    ///< each sequence runs from its last row to its first
+  bool is_test = false;
+  std::string gate_activation = "sigmoid";      ///< sigmoid, tanh, relu or identity
+  std::string cell_activation = "tanh";
+  std::string candidate_activation = "tanh";
+
+  template <class F>
+  static void fields(F&& f) {
+    f("use_peepholes", &LstmAttrs::use_peepholes);
+    f("is_reverse", &LstmAttrs::is_reverse);
+    f("is_test", &LstmAttrs::is_test);
+    f("gate_activation", &LstmAttrs::gate_activation);
+    f("cell_activation", &LstmAttrs::cell_activation);
+    f("candidate_activation", &LstmAttrs::candidate_activation);
+  }
+};
+/// Input [rows, 4D] holds each row's projected gates in Paddle's order
+/// [candidate, input, forget, output]; Weight [D, 4D] the recurrent
+/// weights, Bias [1, 4D] (or [1, 7D] with peepholes). H0/C0 [sequences, D]
+/// start each sequence (zeros when absent). Hidden and Cell [rows, D] keep
+/// Input's LoD. BatchGate [rows, 4D] and BatchCellPreAct [rows, D] hold the
+/// activated gates and cells in row order (Paddle keeps them in its own
+/// batch order: intermediates, not for comparing); the gradient recomputes
+/// what it needs from the inputs.
+void lstm(const Tensor& input, const Tensor* h0, const Tensor* c0, const Tensor& weight, const Tensor& bias,
+          Tensor& hidden, Tensor& cell, Tensor* batch_gate, Tensor* batch_cell_pre_act, const LstmAttrs& attrs);
+/// Paddle's lstm_grad: the gradients through Hidden only (Paddle does not
+/// differentiate the Cell output); the forward outputs it is given are not
+/// read (recomputed from the inputs).
+void lstm_grad(const Tensor& input, const Tensor* h0, const Tensor* c0, const Tensor& weight, const Tensor& bias,
+               const Tensor* hidden, const Tensor* cell, const Tensor* batch_gate, const Tensor* batch_cell_pre_act,
+               const Tensor& hidden_grad, Tensor* input_grad, Tensor* h0_grad, Tensor* c0_grad, Tensor* weight_grad,
+               Tensor* bias_grad, const LstmAttrs& attrs);
+
 /// Attributes of `lookup_table` (v1, Fluid's embedding): Ids end in a dim of 1.
 struct LookupTableAttrs {
   int64_t padding_idx = -1;  ///< rows of this id read as zeros; -1: none

@@ -113,6 +113,26 @@ def main():
                              outputs={"Out": merged}, attrs={"level": 0})
             p.case(name, [merged])
 
+    # lstm (Fluid's dynamic_lstm): D = 2, gates [candidate, i, f, o], peepholes in Bias [1, 7D].
+    for name, lod, peep, rev, init in [("lstm_peepholes", [[2, 4, 1]], True, False, False),
+                                       ("lstm_reverse_h0c0", [[3, 1, 3]], True, True, True),
+                                       ("lstm_plain", [[1, 5, 1]], False, False, False)]:
+        with oc.program(FAMILY) as p:
+            x = p.input("x", [7, 8], lod=lod)
+            w = p.input("w", [2, 8])
+            b = p.input("b", [1, 14 if peep else 8])
+            ins = {"Input": x, "Weight": w, "Bias": b}
+            if init:
+                ins["H0"] = p.input("h0", [3, 2])
+                ins["C0"] = p.input("c0", [3, 2])
+            helper = LayerHelper("lstm")
+            outs = {k: helper.create_variable_for_type_inference("float32")
+                    for k in ["Hidden", "Cell", "BatchGate", "BatchCellPreAct"]}
+            helper.append_op(type="lstm", inputs=ins, outputs=outs,
+                             attrs={"use_peepholes": peep, "is_reverse": rev, "gate_activation": "sigmoid",
+                                    "cell_activation": "tanh", "candidate_activation": "tanh"})
+            p.case(name, [outs["Hidden"], outs["Cell"]])
+
     for name, pad in [("lookup_table", -1), ("lookup_table_padding", 2)]:
         with oc.program(FAMILY) as p:
             ids = p.input("ids", [6, 1], dtype="int64", value=[[3], [2], [0], [4], [2], [3]], grad=False,

@@ -129,6 +129,9 @@ struct OptimizerDef {
 
 /// OpDef::share_lod of gradient ops: each "S@GRAD" output gets input S's LoD.
 inline constexpr const char* kShareLodFromForward = "@GRAD";
+/// OpDef::share_lod of an op whose outputs never take a LoD (a gradient op
+/// that, in Paddle, does not share its input's).
+inline constexpr const char* kShareLodNone = "@NONE";
 
 struct OpDef {
   std::string type;

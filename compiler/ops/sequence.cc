@@ -122,6 +122,22 @@ void infer_merge_lod_tensor(ShapeCtx& c) {
   c.set_output("Out", b);
 }
 
+// lstm: Hidden and Cell [rows, D], BatchGate [rows, 4D], BatchCellPreAct [rows, D] (D: Weight's rows).
+void infer_lstm(ShapeCtx& c) {
+  const TensorType& x = c.input("Input");
+  const TensorType& w = c.input("Weight");
+  if (!x.known || !w.known || x.dims.size() != 2 || w.dims.size() != 2) return;
+  TensorType h = x;
+  h.dims = {x.dims[0], w.dims[0]};
+  for (const char* slot : {"Hidden", "Cell", "BatchCellPreAct"})
+    if (c.has_output(slot)) c.set_output(slot, h);
+  if (c.has_output("BatchGate")) {
+    TensorType g = x;
+    g.dims = {x.dims[0], w.dims[0] < 0 ? -1 : 4 * w.dims[0]};
+    c.set_output("BatchGate", g);
+  }
+}
+
 }  // namespace
 
 void add_sequence_ops(std::vector<OpDef>& t) {
@@ -187,6 +203,21 @@ void add_sequence_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "merge_lod_tensor", .family = "sequence", .inputs = {{"X"}, {"Mask"}, {"InTrue"}, {"InFalse"}},
                .outputs = {{"Out"}}, .attrs = split_attrs, .attrs_struct = "LodSplitAttrs",
                .infer_shape = infer_merge_lod_tensor});
+
+  // Fluid's dynamic_lstm. Paddle differentiates it through Hidden only, and its Input@GRAD
+  // carries no LoD (hence share_lod: none).
+  const auto lstm_attrs = kernel_attrs<kernels::LstmAttrs>();
+  t.push_back({.type = "lstm", .family = "sequence",
+               .inputs = {{"Input"}, {"H0", true}, {"C0", true}, {"Weight"}, {"Bias"}},
+               .outputs = {{"Hidden"}, {"Cell"}, {"BatchGate", true}, {"BatchCellPreAct", true}},
+               .attrs = lstm_attrs, .attrs_struct = "LstmAttrs", .grad = "lstm_grad", .infer_shape = infer_lstm});
+  t.push_back({.type = "lstm_grad", .family = "sequence",
+               .inputs = {{"Input"}, {"H0", true}, {"C0", true}, {"Weight"}, {"Bias"}, {"Hidden", true},
+                          {"Cell", true}, {"BatchGate", true}, {"BatchCellPreAct", true}, {"Hidden@GRAD"}},
+               .outputs = {{"Input@GRAD", true}, {"H0@GRAD", true}, {"C0@GRAD", true}, {"Weight@GRAD", true},
+                           {"Bias@GRAD", true}},
+               .attrs = lstm_attrs, .attrs_struct = "LstmAttrs", .infer_shape = shape_rules::grads_like_inputs,
+               .share_lod = kShareLodNone});
 
   const auto lookup_attrs = kernel_attrs<kernels::LookupTableAttrs>();
   t.push_back({.type = "lookup_table", .family = "sequence", .inputs = {{"Ids"}, {"W"}}, .outputs = {{"Out"}},

@@ -273,3 +273,44 @@ TEST_CASE("split_lod_tensor and merge_lod_tensor split a batch by a row mask and
   CHECK_THROWS_WITH(kernels::split_lod_tensor(x, mask, t, f, kernels::LodSplitAttrs{}),
                     Catch::Contains("not supported by fluidc yet"));
 }
+
+TEST_CASE("lstm runs each sequence from its own start, both ways, and its gradient matches finite differences",
+          "[sequence][gradcheck]") {
+  // D = 1, no peepholes, identity activations: h = o * c, c = cand * i + c_prev * f with all gates = their input.
+  Tensor x = f64(Shape{3, 4}, {2, 1, 0, 1, 3, 1, 1, 1, 5, 1, 0, 2}), w = f64(Shape{1, 4}, {0, 0, 0, 0}),
+         b = f64(Shape{1, 4}, {0, 0, 0, 0}), h, c;
+  with_lod(x, {0, 2, 2, 3});
+  kernels::LstmAttrs plain;
+  plain.use_peepholes = false;
+  plain.gate_activation = plain.cell_activation = plain.candidate_activation = "identity";
+  kernels::lstm(x, nullptr, nullptr, w, b, h, c, nullptr, nullptr, plain);
+  CHECK(values(c) == dv({2, 5, 5}));  // row 1 carries row 0's cell (forget gate 1); row 2 starts afresh
+  CHECK(values(h) == dv({2, 5, 10}));
+  CHECK(*h.lod() == *x.lod());
+  plain.is_reverse = true;
+  kernels::lstm(x, nullptr, nullptr, w, b, h, c, nullptr, nullptr, plain);
+  CHECK(values(c) == dv({2, 3, 5}));  // row 1 runs first now; row 0's forget gate (0) drops its cell
+  CHECK(values(h) == dv({2, 3, 10}));
+  plain.gate_activation = "softsign";
+  CHECK_THROWS_WITH(kernels::lstm(x, nullptr, nullptr, w, b, h, c, nullptr, nullptr, plain),
+                    Catch::Contains("unknown activation 'softsign'"));
+
+  for (bool reverse : {false, true}) {
+    Tensor in = spaced(Shape{5, 8}, 20), wt = spaced(Shape{2, 8}, 21), bias = spaced(Shape{1, 14}, 22),
+           h0 = spaced(Shape{3, 2}, 23), c0 = spaced(Shape{3, 2}, 24);
+    with_lod(in, {0, 2, 2, 5});
+    kernels::LstmAttrs a;
+    a.is_reverse = reverse;
+    INFO("reverse: " << reverse);
+    CHECK_GRADCHECK_OP(
+        "lstm", {&in, &wt, &bias, &h0, &c0},
+        [&](Tensor& out) {
+          Tensor cell;
+          kernels::lstm(in, &h0, &c0, wt, bias, out, cell, nullptr, nullptr, a);
+        },
+        [&](const Tensor& dout, std::vector<Tensor*>& g) {
+          kernels::lstm_grad(in, &h0, &c0, wt, bias, nullptr, nullptr, nullptr, nullptr, dout, g[0], g[3], g[4], g[1],
+                             g[2], a);
+        });
+  }
+}
