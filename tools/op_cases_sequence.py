@@ -116,11 +116,13 @@ def main():
     # lstm (Fluid's dynamic_lstm): D = 2, gates [candidate, i, f, o], peepholes in Bias [1, 7D].
     for name, lod, peep, rev, init in [("lstm_peepholes", [[2, 4, 1]], True, False, False),
                                        ("lstm_reverse_h0c0", [[3, 1, 3]], True, True, True),
-                                       ("lstm_plain", [[1, 5, 1]], False, False, False)]:
+                                       ("lstm_plain", [[1, 5, 1]], False, False, False),
+                                       ("lstm_batch8", [[1, 6, 1, 5, 1, 3, 4, 5]], True, False, False)]:
+        rows, d = sum(lod[0]), 2
         with oc.program(FAMILY) as p:
-            x = p.input("x", [7, 8], lod=lod)
-            w = p.input("w", [2, 8])
-            b = p.input("b", [1, 14 if peep else 8])
+            x = p.input("x", [rows, 4 * d], lod=lod)
+            w = p.input("w", [d, 4 * d])
+            b = p.input("b", [1, (7 if peep else 4) * d])
             ins = {"Input": x, "Weight": w, "Bias": b}
             if init:
                 ins["H0"] = p.input("h0", [3, 2])
