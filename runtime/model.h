@@ -25,6 +25,7 @@ struct VarBinding {
   DType dtype;            ///< element type (inferred, else declared)
   int rank;               ///< rank (inferred, else declared)
   const int64_t* dims;    ///< dims; -1 = any size (resolved at run time)
+  int lod_level = 0;      ///< declared LoD levels (sequence feeds); 0 = dense
 };
 
 /// Where the generated code is: set before each op so a kernel's error can

@@ -90,6 +90,7 @@ Tensor::Tensor() noexcept = default;
 
 Tensor::~Tensor() {
   if (owns_) std::free(data_);
+  delete lod_;
 }
 
 Tensor::Tensor(Tensor&& o) noexcept { *this = std::move(o); }
@@ -104,6 +105,8 @@ Tensor& Tensor::operator=(Tensor&& o) noexcept {
     device_ = std::exchange(o.device_, Device::kCPU);
     owns_ = std::exchange(o.owns_, true);
     initialized_ = std::exchange(o.initialized_, false);
+    delete lod_;
+    lod_ = std::exchange(o.lod_, nullptr);
   }
   return *this;
 }
@@ -147,6 +150,23 @@ void Tensor::copy_from(const Tensor& src) {
          " memory needs the device runtime");
   resize(src.shape_, src.dtype_);
   if (src.nbytes()) std::memcpy(data_, src.data_, src.nbytes());
+}
+
+Lod& Tensor::mutable_lod() {
+  if (!lod_) lod_ = new Lod();
+  return *lod_;
+}
+
+void Tensor::share_lod(const Tensor& src) {
+  if (&src == this) return;
+  const Lod* from = src.lod();
+  if (!from) {
+    clear_lod();
+    return;
+  }
+  Lod& to = mutable_lod();
+  to.resize(from->size());
+  for (size_t l = 0; l < from->size(); ++l) to[l].assign((*from)[l].begin(), (*from)[l].end());
 }
 
 void Tensor::zero() {

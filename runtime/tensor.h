@@ -5,8 +5,14 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace fluidc::rt {
+
+/// Level-of-detail offsets of a LoD (sequence) tensor, outermost level first:
+/// level l's offsets index level l+1's entries, the last level's index rows.
+/// Dense tensors have none (an empty Lod). Checked by runtime/lod.h.
+using Lod = std::vector<std::vector<uint64_t>>;
 
 /// Element types. The numeric values are Paddle's VarType.Type codes, so a
 /// dtype read from a ProgramDesc or a tensor record converts by a cast.
@@ -83,7 +89,9 @@ class Tensor {
   /// afterwards unless the byte size did not change.
   void resize(const Shape& shape, DType dtype);
   void resize(const Shape& shape) { resize(shape, dtype_); }
-  /// Deep copy of `src` (shape, dtype and data); both on the CPU.
+  /// Deep copy of `src` (shape, dtype and data, not the LoD: kernels copy
+  /// through scratch tensors, and an op's LoD is the emitter's business,
+  /// OpDef::share_lod); both on the CPU.
   void copy_from(const Tensor& src);
   /// Sets every byte to zero (CPU only).
   void zero();
@@ -102,6 +110,17 @@ class Tensor {
   /// Bytes available without reallocating (a view: all it may ever hold).
   size_t capacity() const { return capacity_; }
 
+  /// The sequence offsets, or nullptr for a dense tensor (most tensors:
+  /// they pay one null pointer). Kept across resize() and view().
+  const Lod* lod() const { return lod_ && !lod_->empty() ? lod_ : nullptr; }
+  /// The offsets to fill (allocated on first use; storage reused afterwards).
+  Lod& mutable_lod();
+  /// Makes this tensor dense again (keeps the storage for the next LoD).
+  void clear_lod() { if (lod_) lod_->clear(); }
+  /// This tensor's offsets become a copy of `src`'s (none when it has none):
+  /// what an op that keeps its input's sequences does to its output.
+  void share_lod(const Tensor& src);
+
   void* raw() { return data_; }
   const void* raw() const { return data_; }
   template <class T> T* data() { return static_cast<T*>(data_); }
@@ -115,6 +134,7 @@ class Tensor {
   Device device_ = Device::kCPU;
   bool owns_ = true;
   bool initialized_ = false;
+  Lod* lod_ = nullptr;  ///< owned; null until a LoD is first set
 };
 
 }  // namespace fluidc::rt

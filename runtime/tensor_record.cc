@@ -13,6 +13,7 @@
 
 #include "runtime/atomic_file.h"
 #include "runtime/error.h"
+#include "runtime/lod.h"
 #include "runtime/var_file_name.h"
 
 namespace fluidc::rt {
@@ -243,7 +244,9 @@ void read_tensor_record(std::istream& in, Tensor& out, const std::string& where,
   if (levels > kMaxLodLevels)
     fail(where + ": implausible lod_level " + std::to_string(levels) + " (more than " +
          std::to_string(kMaxLodLevels) + "): the file is corrupt or not a tensor record");
+  Lod kept;
   if (lod) lod->assign(levels, {});
+  else kept.assign(levels, {});
   for (uint64_t l = 0; l < levels; ++l) {
     uint64_t bytes = read_pod<uint64_t>(in, where, "a LoD level size");
     if (bytes % 8 != 0)
@@ -253,6 +256,7 @@ void read_tensor_record(std::istream& in, Tensor& out, const std::string& where,
     std::vector<uint64_t> offsets(bytes / 8);
     read_exact(in, offsets.data(), bytes, where, "a LoD level");
     if (lod) (*lod)[l] = std::move(offsets);
+    else kept[l] = std::move(offsets);
   }
   uint32_t tversion = read_pod<uint32_t>(in, where, "the tensor version field");
   if (tversion != 0)
@@ -274,11 +278,23 @@ void read_tensor_record(std::istream& in, Tensor& out, const std::string& where,
   check_room(in, bytes, where, what);
   out.resize(shape, dtype);
   read_exact(in, out.raw(), bytes, where, what.c_str());
+  if (!lod) {
+    // Without a place for it, the LoD goes with the tensor (a sequence
+    // tensor read back keeps its sequences), checked against its rows.
+    if (levels > 0 && shape.rank > 0) {
+      Lod& own = out.mutable_lod();
+      own = std::move(kept);
+      check_lod(own, shape.d[0], where);
+    } else {
+      out.clear_lod();
+    }
+  }
 }
 
 void write_tensor_record(std::ostream& out, const Tensor& t, const Lod* lod) {
   check_value(t, "write_tensor_record");
   write_pod<uint32_t>(out, 0);
+  if (!lod) lod = t.lod();  // a sequence tensor writes its own offsets
   uint64_t levels = lod ? lod->size() : 0;
   write_pod<uint64_t>(out, levels);
   for (uint64_t l = 0; l < levels; ++l) {

@@ -23,24 +23,21 @@
 
 namespace fluidc::rt {
 
-/// Level-of-detail offsets of a LoD (sequence) tensor, outermost level first.
-/// Dense parameters and checkpoints have none (an empty Lod).
-using Lod = std::vector<std::vector<uint64_t>>;
-
 /// Reads one tensor record from `in` into `out` (resized to the record's shape
 /// and dtype). `where` names the file and variable; every Error starts with it,
 /// e.g. "w.pdiparams, record 2 of 3 (variable 'fc_0.w_0'): truncated: ...".
 /// Checks both version fields, the TensorDesc (dims packed or unpacked, unknown
 /// fields skipped; missing data_type, negative dims, rank above 9 and dtype
 /// codes fluidc has no DType for are errors), plausible sizes, and truncation.
-/// The LoD is stored in `*lod` when given, otherwise checked and dropped.
+/// The LoD is stored in `*lod` when given, otherwise in `out`'s own LoD
+/// (checked against its rows; cleared when the record has none).
 /// After an error `out` and the stream position are unspecified.
 void read_tensor_record(std::istream& in, Tensor& out, const std::string& where,
                         Lod* lod = nullptr);
 
 /// Writes `t` as one tensor record: dims unpacked, exactly as Paddle writes
 /// them, so the bytes equal Paddle's for the same tensor. `lod` defaults to
-/// none (lod_level 0). Stream errors are left to the caller to check.
+/// `t`'s own (none for a dense tensor: lod_level 0). Stream errors are left to the caller to check.
 void write_tensor_record(std::ostream& out, const Tensor& t, const Lod* lod = nullptr);
 
 /// The order in which a combined parameter file holds `names`: indices into

@@ -17,6 +17,7 @@
 #include "runtime/driver_util.h"
 #include "runtime/error.h"
 #include "runtime/finite_check.h"
+#include "runtime/lod.h"
 #include "runtime/npy.h"
 #include "runtime/parallel.h"
 #include "runtime/tensor_record.h"
@@ -27,12 +28,14 @@ namespace {
 
 void print_help(const ModelInfo& m, const char* argv0) {
   std::printf(
-      "usage: %s --data NAME=FILE.npy ... [--batch-size N] [--epochs N | --steps N]\n"
+      "usage: %s --data NAME=FILE.npy ... [--lod NAME=L0.npy[,L1.npy]] [--batch-size N] [--epochs N | --steps N]\n"
       "          [--params FILE|DIR | --resume FILE] [--save FILE [--save-every N]] [--save-dir DIR] [--seed N]\n"
       "          [--no-shuffle] [--log-every N] [--losses-out FILE.npy] [--threads N] [--check-nan]\n\n"
       "Trainer compiled by fluidc %s from %s.\n\n"
       "  --data NAME=FILE    training data for each input, one sample per row (axis 0)\n"
-      "  --batch-size N      rows per step (default 32); the last batch of an epoch may be smaller\n"
+      "%s"
+      "  --batch-size N      rows per step (default 32); the last batch of an epoch may be smaller;\n"
+      "                      with --lod, whole sequences per step (dense inputs: one row each)\n"
       "  --epochs N          passes over the data (default 1)\n"
       "  --steps N           stop after N steps instead (may span several epochs); with --resume,\n"
       "                      both count from the start of the first run\n"
@@ -52,7 +55,7 @@ void print_help(const ModelInfo& m, const char* argv0) {
       "  --losses-out FILE   write every step's loss as a float32 .npy\n"
       "%s%s"
       "  --version           compiler version and program checksum\n\n",
-      argv0, m.fluidc_version, m.program, kThreadsHelp, kCheckNanHelp);
+      argv0, m.fluidc_version, m.program, kLodHelp, kThreadsHelp, kCheckNanHelp);
   std::printf("inputs:\n");
   for (int i = 0; i < m.num_feeds; ++i) std::printf("  %s  %s\n", m.feeds[i].name, declared_str(m.feeds[i]).c_str());
   std::printf("loss: %s\ntrained parameters: %d, persistables: %d\n", m.loss ? m.loss->name : "?", m.num_parameters,
@@ -117,10 +120,12 @@ void check_outputs(const Flags& flags) {
   }
 }
 
-// Training data: one array per feed, all with the same number of rows, all
-// finite (a NaN in the data would train silently into NaN weights).
+// Training data: one array per feed, all with the same number of rows (of
+// top-level sequences, for a LoD input), all finite (a NaN in the data would
+// train silently into NaN weights).
 int64_t load_data(const ModelInfo& m, const Flags& flags, std::vector<Tensor>& data) {
   const std::vector<std::string> files = files_for_inputs(m, flags, "data");
+  const auto lod_files = lod_files_for_inputs(m, flags);
   data.resize(m.num_feeds);
   int64_t rows = -1;
   for (int i = 0; i < m.num_feeds; ++i) {
@@ -128,10 +133,12 @@ int64_t load_data(const ModelInfo& m, const Flags& flags, std::vector<Tensor>& d
     read_npy(files[i], data[i]);
     check_against_declared(b, data[i], files[i], true);
     if (data[i].rank() == 0) fail("'" + std::string(b.name) + "' from " + files[i] + ": needs a row axis");
-    if (rows >= 0 && data[i].dim(0) != rows)
-      fail("--data arrays differ in rows: '" + std::string(b.name) + "' has " + std::to_string(data[i].dim(0)) +
-           ", the first input has " + std::to_string(rows));
-    rows = data[i].dim(0);
+    if (!lod_files[i].empty()) read_lod_npy(lod_files[i], data[i], "'" + std::string(b.name) + "'");
+    const int64_t n = top_level_count(data[i]);
+    if (rows >= 0 && n != rows)
+      fail("--data arrays differ in rows (sequences, for a --lod input): '" + std::string(b.name) + "' has " +
+           std::to_string(n) + ", the first input has " + std::to_string(rows));
+    rows = n;
     check_finite(data[i], "'" + std::string(b.name) + "' from " + files[i]);
   }
   if (rows <= 0) fail("training data has no rows");
@@ -167,8 +174,8 @@ int run_trainer(Model& model, int argc, char** argv) {
   }
   Flags flags(argc, argv,
               {"data", "batch-size", "epochs", "steps", "params", "resume", "save", "save-dir", "save-every", "seed",
-               "log-every", "losses-out", "threads"},
-              {"data"}, {"no-shuffle", "check-nan"});
+               "log-every", "losses-out", "threads", "lod"},
+              {"data", "lod"}, {"no-shuffle", "check-nan"});
   apply_threads_flag(flags);
   // Before the startup program, whose ops are checked too; an error stops
   // the run before save_state, so no checkpoint is written or replaced.
@@ -217,7 +224,10 @@ int run_trainer(Model& model, int argc, char** argv) {
     const int64_t in_epoch = step % plan.per_epoch;
     if (in_epoch == 0 && progress.shuffle) std::shuffle(order.begin(), order.end(), rng);
     const int64_t begin = in_epoch * plan.batch, count = std::min(plan.batch, rows - begin);
-    for (int i = 0; i < m.num_feeds; ++i) gather_rows(data[i], order, begin, count, model.tensor(m.feeds[i]));
+    for (int i = 0; i < m.num_feeds; ++i) {
+      if (data[i].lod()) gather_sequences(data[i], order, begin, count, model.tensor(m.feeds[i]));
+      else gather_rows(data[i], order, begin, count, model.tensor(m.feeds[i]));
+    }
     model.run();
     g_current_op = nullptr;
     loss = scalar_value(model.tensor(*m.loss), m.loss->name);

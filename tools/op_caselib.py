@@ -49,13 +49,20 @@ class _Program:
     def __init__(self, family, main, startup):
         self.family, self.main, self.startup = family, main, startup
         self.feeds = {}  # name -> ndarray
+        self.lods = {}  # name -> recursive sequence lengths (LoD feeds)
         self.grad_inputs = []  # Variables that want a gradient
 
-    def input(self, name, shape, dtype="float32", low=-1.0, high=1.0, grad=True, value=None):
+    def input(self, name, shape, dtype="float32", low=-1.0, high=1.0, grad=True, value=None, lod=None):
         """A fed input. Float inputs get uniform values in [low, high) from a
         generator seeded by the family and name (so cases are stable when
-        others are added) and, unless grad=False, a gradient in the case."""
-        var = paddle.static.data(name, list(shape), dtype)
+        others are added) and, unless grad=False, a gradient in the case.
+        `lod`: sequence lengths per level (e.g. [[1, 5, 0]]) make it a LoD
+        input, declared with dim 0 -1; its offsets are written as
+        inputs/<name>.lod<l>.npy (fed with --lod)."""
+        declared = list(shape)
+        if lod is not None:
+            declared[0] = -1
+        var = paddle.static.data(name, declared, dtype, lod_level=len(lod) if lod else 0)
         if value is None:
             r = _rng(f"{self.family}/{name}/{len(self.feeds)}")
             if np.dtype(dtype).kind == "f":
@@ -63,6 +70,8 @@ class _Program:
             else:
                 value = r.integers(int(low), int(high), size=shape)
         self.feeds[name] = np.asarray(value).astype(dtype).reshape(shape)
+        if lod is not None:
+            self.lods[name] = [list(level) for level in lod]
         if grad and np.dtype(dtype).kind == "f":
             var.stop_gradient = False
             self.grad_inputs.append(var)
@@ -76,10 +85,18 @@ class _Program:
         variables to record but leave out of the loss (e.g. batch_norm's
         running statistics, updated in place, or a uint8 mask)."""
         terms = []
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        probed = {}
+        if any(int(d) < 0 for out in outputs for d in out.shape):
+            # A LoD output's rows are known only once run: probe its shape
+            # for the weight fed beside it.
+            exe.run(self.startup)
+            vals = exe.run(self.main, feed=self._feed(), fetch_list=list(outputs), return_numpy=False)
+            probed = {k: list(np.asarray(v).shape) for k, v in enumerate(vals)}
         for k, out in enumerate(outputs):
             if not grads or out.dtype not in (paddle.float32, paddle.float64):
                 continue
-            shape = [int(d) for d in out.shape]
+            shape = probed.get(k) or [int(d) for d in out.shape]
             w = paddle.static.data(f"opcase_w{k}", shape, out.dtype)
             self.feeds[w.name] = _rng(f"{self.family}/{name}/w{k}").uniform(-1, 1, size=shape).astype(
                 "float32" if out.dtype == paddle.float32 else "float64")
@@ -91,10 +108,11 @@ class _Program:
             for t in terms[1:]:
                 loss = paddle.add(loss, t)
             grad_vars = paddle.static.gradients([loss], wanted)
-        exe = paddle.static.Executor(paddle.CPUPlace())
         exe.run(self.startup)
         fetch = list(outputs) + list(extra) + [g for g in grad_vars if g is not None]
-        values = exe.run(self.main, feed=self.feeds, fetch_list=fetch)
+        values = exe.run(self.main, feed=self._feed(), fetch_list=fetch, return_numpy=False)
+        lods = [v.lod() if hasattr(v, "lod") else [] for v in values]
+        values = [np.asarray(v) for v in values]
         fl.sanitize_program(self.main)
         data = fl.serialize(self.main)
 
@@ -102,13 +120,42 @@ class _Program:
         (out / "program.pdmodel").write_bytes(data)
         for feed, arr in self.feeds.items():
             fl.save_npy(out / "inputs" / f"{feed}.npy", arr)
-        for var, val in zip(fetch, values):
+            for level, offsets in enumerate(_offsets(self.lods.get(feed, []))):
+                fl.save_npy(out / "inputs" / f"{feed}.lod{level}.npy", np.asarray(offsets, dtype=np.int64))
+        for var, val, lod in zip(fetch, values, lods):
             fl.save_npy(out / "expected" / f"{var.name}.npy", np.asarray(val))
+            for level, offsets in enumerate(lod):
+                fl.save_npy(out / "expected" / f"{var.name}.lod{level}.npy", np.asarray(offsets, dtype=np.int64))
         (out / "tolerance").write_text(f"{rtol:g} {atol:g}\n")
         meta = {"script": _script, "family": self.family, "case": name, "notes": notes,
                 "ops": fl.op_types(data), "fetch": [v.name for v in fetch], **fl.versions()}
         fl.write_json(out / "meta.json", meta)
         _written.append(f"{self.family}/{name}")
+
+
+    def _feed(self):
+        """The feed dict: LoD inputs as LoDTensors with their lengths."""
+        feed = {}
+        for name, arr in self.feeds.items():
+            if name in self.lods:
+                t = paddle.base.core.LoDTensor()
+                t.set(arr, paddle.CPUPlace())
+                t.set_recursive_sequence_lengths(self.lods[name])
+                feed[name] = t
+            else:
+                feed[name] = arr
+        return feed
+
+
+def _offsets(lengths):
+    """Recursive sequence lengths -> offsets per level (Paddle's LoD)."""
+    out = []
+    for level in lengths:
+        offs = [0]
+        for n in level:
+            offs.append(offs[-1] + n)
+        out.append(offs)
+    return out
 
 
 _script = "tools/op_caselib.py"

@@ -17,6 +17,7 @@
 #include "compiler/codegen/fusion_plan.h"
 #include "compiler/codegen/memory_plan.h"
 #include "compiler/ir/attrs.h"
+#include "compiler/ir/op_role.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/ops/registry.h"
 #include "compiler/version.h"
@@ -144,6 +145,7 @@ class Emitter {
   EmittedProgram run() {
     collect_vars(main_, "main");
     if (startup_) collect_vars(*startup_, "startup");
+    has_lod_ = program_has_lod(main_);
     assign_identifiers();
     std::string main_fns = emit_program(main_, "main");
     std::string startup_fns = startup_ ? emit_program(*startup_, "startup") : "";
@@ -503,6 +505,7 @@ class Emitter {
     env.attrs = [&](int i) { return attrs_ident(prefix, b, i); };
     env.fallback = fallback.str();
     emit_fused_chain(p, b, chain, env, body);
+    for (int i : chain.ops) emit_share_lod(p, prefix, b, p.block(b).ops(i), body);
   }
 
   void emit_op(const Program& p, const std::string& prefix, int b, int i, std::ostringstream& body) {
@@ -536,7 +539,44 @@ class Emitter {
         [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs, body, members_, families_,
         [this](EmitCtx& c) { target_.emit_kernel_call(c); });
     target_.emit_op(ctx);
+    emit_share_lod(p, prefix, b, op, body);
     emit_nan_check(p, prefix, b, op, site, body);
+  }
+
+  // A program with LoD (sequence) variables: any tensor declares lod_level > 0.
+  // Only those pay for copying offsets after ops (OpDef::share_lod).
+  static bool program_has_lod(const Program& p) {
+    for (int b = 0; b < p.num_blocks(); ++b)
+      for (const auto& v : p.block(b).vars())
+        if (v.type().has_lod_tensor() && v.type().lod_tensor().lod_level() > 0) return true;
+    return false;
+  }
+
+  // After an op that keeps its input's sequences: each output takes over the
+  // LoD of the first variable of the op's share_lod slot; for a gradient op
+  // (kShareLodFromForward), the k-th variable of "S@GRAD" that of the k-th of S.
+  void emit_share_lod(const Program& p, const std::string& prefix, int b, const pb::OpDesc& op,
+                      std::ostringstream& body) {
+    const ops::OpDef* def = ops::find_op(op.type());
+    if (!has_lod_ || !def || def->share_lod.empty()) return;
+    const bool from_forward = def->share_lod == ops::kShareLodFromForward;
+    auto share = [&](const std::string& to, const std::string& from) {
+      if (is_empty_var_name(to) || is_empty_var_name(from) || to == from) return;
+      const pb::VarDesc* v = p.find_var(b, to);
+      const std::string* dst = resolve(p, prefix, b, to);
+      const std::string* src = resolve(p, prefix, b, from);
+      if (v && dst && src && is_dense_tensor(*v)) body << fmt::format("  {}.share_lod({});\n", *dst, *src);
+    };
+    for (const auto& out : op.outputs()) {
+      const std::string& slot = out.parameter();
+      std::vector<std::string> from;
+      if (!from_forward) from = op_inputs(op, def->share_lod);
+      else if (slot.ends_with(kGradSuffix)) from = op_inputs(op, slot.substr(0, slot.size() - kGradSuffix.size()));
+      for (int k = 0; k < out.arguments_size(); ++k) {
+        const size_t at = from_forward ? static_cast<size_t>(k) : 0;
+        if (at < from.size()) share(out.arguments(k), from[at]);
+      }
+    }
   }
 
   // --check-nan (rt::Model::check_nan_): after the op, one call per tensor
@@ -577,8 +617,12 @@ class Emitter {
                            t.dims.empty() ? "0" : fmt::format("{}", fmt::join(t.dims, ", ")));
       auto [slot, fresh] = slot_of_.emplace(id, slots_.size());
       if (fresh) slots_.push_back(id);
-      rows.push_back(fmt::format("    {{{}, {}, fluidc::rt::DType::{}, {}, {}}},  // {}", cpp_string_literal(name),
-                                 slot->second, dt, t.dims.size(), dims_ident, id));
+      // lod_level only where a variable has one, so dense programs' tables read as before.
+      const pb::VarDesc* vd = it->second.desc;
+      const int lod_level = vd && vd->type().has_lod_tensor() ? static_cast<int>(vd->type().lod_tensor().lod_level()) : 0;
+      const std::string lod = lod_level > 0 ? fmt::format(", {}", lod_level) : "";
+      rows.push_back(fmt::format("    {{{}, {}, fluidc::rt::DType::{}, {}, {}{}}},  // {}", cpp_string_literal(name),
+                                 slot->second, dt, t.dims.size(), dims_ident, lod, id));
     }
     out << fmt::format("const fluidc::rt::VarBinding {}[] = {{\n{}\n}};\n", table, fmt::join(rows, "\n"));
     return table;
@@ -625,6 +669,7 @@ class Emitter {
   std::set<std::string> dims_emitted_;
   std::vector<std::string> block_fns_;
   bool has_load_time_ = false;  ///< the main program has load-time ops (main_load_time)
+  bool has_lod_ = false;  ///< some variable has lod_level > 0 (see emit_share_lod)
   std::vector<std::string> part_fns_;  // pieces of long blocks (see kOpsPerMethod)
   std::vector<std::string> slots_;           // identifiers, in slot order
   std::map<std::string, size_t> slot_of_;

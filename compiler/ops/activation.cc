@@ -68,7 +68,7 @@ void add_activation_ops(std::vector<OpDef>& t) {
                .in_place = kUnaryInPlace});
   t.push_back({.type = "softmax", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::SoftmaxAttrs>(), .attrs_struct = "SoftmaxAttrs", .grad = "softmax_grad",
-               .infer_shape = infer_softmax});
+               .infer_shape = infer_softmax, .share_lod = "X"});
   t.push_back({.type = "softmax_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .attrs = kernel_attrs<kernels::SoftmaxAttrs>(),
                .attrs_struct = "SoftmaxAttrs",

@@ -208,7 +208,7 @@ void add_fill_ops(std::vector<OpDef>& t) {
                .make_grad = unary_self_grad, .infer_shape = shape_rules::same_as_x});
   t.push_back({.type = "cast", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::CastAttrs>(), .attrs_struct = "CastAttrs",
-               .grad = "cast", .make_grad = cast_grad, .infer_shape = infer_cast});
+               .grad = "cast", .make_grad = cast_grad, .infer_shape = infer_cast, .share_lod = "X"});
   t.push_back({.type = "uniform_random",
                .family = "fill",
                .inputs = {{"ShapeTensor", true}, {"ShapeTensorList", true, true}},

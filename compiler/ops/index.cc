@@ -161,7 +161,7 @@ void add_index_ops(std::vector<OpDef>& t) {
   const auto lookup_attrs = kernel_attrs<kernels::LookupTableV2Attrs>();
   t.push_back({.type = "lookup_table_v2", .family = "index", .inputs = {{"Ids"}, {"W"}}, .outputs = {{"Out"}},
                .attrs = lookup_attrs, .attrs_struct = "LookupTableV2Attrs", .grad = "lookup_table_v2_grad",
-               .infer_shape = infer_lookup_table_v2});
+               .infer_shape = infer_lookup_table_v2, .share_lod = "Ids"});
   t.push_back({.type = "lookup_table_v2_grad", .family = "index", .inputs = {{"Ids"}, {"W"}, {"Out@GRAD"}},
                .outputs = {{.name = "W@GRAD", .optional = true, .rows_as_dense = true}}, .attrs = lookup_attrs,
                .attrs_struct = "LookupTableV2Attrs",

@@ -44,7 +44,8 @@ void add_matmul_ops(std::vector<OpDef>& t) {
   for (const auto& v : variants) {
     std::string fwd = v.type;
     t.push_back({.type = fwd, .family = "matmul", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
-                 .attrs = v.attrs, .attrs_struct = v.attrs_struct, .grad = fwd + "_grad", .infer_shape = v.infer});
+                 .attrs = v.attrs, .attrs_struct = v.attrs_struct, .grad = fwd + "_grad", .infer_shape = v.infer,
+                 .share_lod = "X"});
     t.push_back({.type = fwd + "_grad", .family = "matmul", .inputs = {{"X"}, {"Y"}, {"Out@GRAD"}},
                  .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}}, .attrs = v.attrs, .attrs_struct = v.attrs_struct,
                  .infer_shape = shape_rules::grads_like_inputs});

@@ -168,6 +168,7 @@ void add_norm_ops(std::vector<OpDef>& t) {
                                  infer_dropout);
   drop.traits = kRandom;
   drop.inference_scale = dropout_inference_scale;
+  drop.share_lod = "X";
   t.push_back(drop);
   t.push_back(def<DropoutAttrs>("dropout_grad", {{"Mask"}, {"Out@GRAD"}}, {{"X@GRAD", true}}, "",
                                 infer_dropout_grad));

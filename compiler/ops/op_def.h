@@ -131,6 +131,12 @@ struct OptimizerDef {
 
 // ---- end of optimizer block ----
 
+/// OpDef::share_lod of gradient ops: each "S@GRAD" output gets input S's LoD.
+inline constexpr const char* kShareLodFromForward = "@GRAD";
+/// OpDef::share_lod of an op whose outputs never take a LoD (a gradient op
+/// that, in Paddle, does not share its input's).
+inline constexpr const char* kShareLodNone = "@NONE";
+
 struct OpDef {
   std::string type;
   /// Kernel family: the generated code includes kernels/<family>.h.
@@ -173,6 +179,14 @@ struct OpDef {
   ChannelLinearFn channel_linear = nullptr;
   /// batch_norm at inference: see ChannelAffine (fold-batch-norm).
   InferenceAffineFn inference_affine = nullptr;
+  /// The input slot whose LoD (sequence offsets) every output takes over,
+  /// Paddle's ShareLoD: "X" for an op that keeps its rows' sequences. Empty:
+  /// the kernel sets its outputs' LoD itself (sequence ops) or they have
+  /// none. Elementwise ops (`pointwise`) default to "X" (registry.cc). The
+  /// emitter copies offsets only in programs with LoD variables.
+  /// kShareLodFromForward: each output "S@GRAD" takes input S's LoD (the
+  /// default of gradient ops).
+  std::string share_lod;
 
   /// Output slots that may take the bytes of an input slot's variable when
   /// that variable dies at this op (the memory plan's in-place reuse): the

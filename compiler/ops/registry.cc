@@ -49,6 +49,17 @@ std::vector<OpDef> build_table() {
   add_interp_ops(table);
   add_detection_ops(table);
   add_distributed_ops(table);
+  add_sequence_ops(table);
+  // An elementwise op keeps X's rows, so it keeps their sequences too; a
+  // gradient op gives each input's gradient that input's LoD (Paddle's
+  // ShareLoD(X, X@GRAD)).
+  for (OpDef& d : table) {
+    if (!d.share_lod.empty()) continue;
+    if (!d.pointwise.empty() && d.input("X")) d.share_lod = "X";
+    bool all_grads = !d.outputs.empty();
+    for (const SlotDef& s : d.outputs) all_grads &= s.name.size() > 5 && s.name.ends_with("@GRAD");
+    if (all_grads) d.share_lod = kShareLodFromForward;
+  }
   std::sort(table.begin(), table.end(), [](const OpDef& a, const OpDef& b) { return a.type < b.type; });
   for (size_t i = 1; i < table.size(); ++i)
     if (table[i].type == table[i - 1].type) internal_error("op defined twice: " + table[i].type);

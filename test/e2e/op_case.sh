@@ -9,14 +9,28 @@ fluidc=$1 compare=$2 case_dir=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
 read -r rtol atol < "$case_dir/tolerance"
 fetch=() feeds=()
-for f in "$case_dir"/expected/*.npy; do fetch+=("$(basename "$f" .npy)"); done
-for f in "$case_dir"/inputs/*.npy; do feeds+=(--feed "$(basename "$f" .npy)=$f"); done
+# NAME.lod<l>.npy beside NAME.npy: LoD offsets (fed with --lod; fetched ones compared exactly).
+is_lod() { [[ $1 =~ \.lod[0-9]+\.npy$ ]]; }
+for f in "$case_dir"/expected/*.npy; do is_lod "$f" || fetch+=("$(basename "$f" .npy)"); done
+for f in "$case_dir"/inputs/*.npy; do
+  is_lod "$f" && continue
+  name=$(basename "$f" .npy) levels=$(ls "$case_dir/inputs/$name".lod*.npy 2>/dev/null | sort -V | paste -sd, || true)
+  feeds+=(--feed "$name=$f")
+  [ -z "$levels" ] || feeds+=(--lod "$name=$levels")
+done
 [ ${#fetch[@]} -gt 0 ] || { echo "no expected/*.npy in $case_dir"; exit 1; }
 "$fluidc" build "$case_dir/program.pdmodel" --fetch "$(IFS=,; echo "${fetch[*]}")" -o "$work/case"
 "$work/case" "${feeds[@]}" --fetch-dir "$work/out" > /dev/null
 for name in "${fetch[@]}"; do
   echo "$name:"
   "$compare" "$work/out/$name.npy" "$case_dir/expected/$name.npy" --rtol "$rtol" --atol "$atol"
+  for f in "$work/out/$name".lod*.npy "$case_dir/expected/$name".lod*.npy; do
+    [ -e "$f" ] || continue
+    lod=$(basename "$f")
+    [ -e "$case_dir/expected/$lod" ] || { echo "MISMATCH: $lod: fluidc gives $name a LoD Paddle does not"; exit 1; }
+    [ -e "$work/out/$lod" ] || { echo "MISMATCH: $lod: Paddle gives $name a LoD fluidc does not"; exit 1; }
+    "$compare" "$work/out/$lod" "$case_dir/expected/$lod" --rtol 0 --atol 0 > /dev/null || { echo "MISMATCH: $lod"; exit 1; }
+  done
 done
 "$fluidc" build "$case_dir/program.pdmodel" --fetch "$(IFS=,; echo "${fetch[*]}")" --no-memory-plan -o "$work/unplanned"
 "$work/unplanned" "${feeds[@]}" --fetch-dir "$work/unplanned_out" > /dev/null

@@ -11,8 +11,10 @@ if [ "$kind" = train ]; then
   "$fluidc" build "$fixture/main.pdmodel" --startup "$fixture/startup.pdmodel" --no-memory-plan -o "$work/owned"
   data=()
   for f in "$fixture"/data/*.npy; do
+    [[ $f =~ \.lod[0-9]+\.npy$ ]] && continue  # a sequence input's offsets (train_case.sh)
     name=$(basename "$f" .npy)
     data+=(--data "$name=$f")
+    [ -e "$fixture/data/$name.lod0.npy" ] && data+=(--lod "$name=$fixture/data/$name.lod0.npy")
   done
   for v in planned owned; do
     "$work/$v" "${data[@]}" --params "$fixture/init.pdiparams" --batch-size "$batch" --steps 20 --no-shuffle \

@@ -8,8 +8,11 @@ rm -rf "$work" && mkdir -p "$work"
 "$fluidc" build "$fixture/main.pdmodel" --startup "$fixture/startup.pdmodel" -o "$work/trainer"
 data=()
 for f in "$fixture"/data/*.npy; do
+  # data/NAME.lod0.npy: the offsets of a sequence input (tools/fixtures_lod_train.py), fed with --lod.
+  [[ $f =~ \.lod[0-9]+\.npy$ ]] && continue
   name=$(basename "$f" .npy)
   data+=(--data "$name=$f")
+  [ -e "$fixture/data/$name.lod0.npy" ] && data+=(--lod "$name=$fixture/data/$name.lod0.npy")
 done
 "$work/trainer" "${data[@]}" --params "$fixture/init.pdiparams" --batch-size "$batch" --steps 20 --no-shuffle \
   --log-every 5 --losses-out "$work/losses.npy" --save "$work/final.pdiparams"

@@ -114,9 +114,18 @@ TEST_CASE("tensor record round trip: every dtype, ranks 0 to 4, and LoD", "[tens
   read_tensor_record(in, back, "lod", &got);
   CHECK(got == lod);
   CHECK(same_bytes(back, t));
+  CHECK(back.lod() == nullptr);  // asked for separately: the tensor stays dense
   std::istringstream again(bytes);
-  read_tensor_record(again, back, "lod");  // LoD dropped when not asked for
+  read_tensor_record(again, back, "lod");  // otherwise the tensor carries it, and writes it back
   CHECK(same_bytes(back, t));
+  REQUIRE(back.lod());
+  CHECK(*back.lod() == lod);
+  CHECK(to_bytes(back) == bytes);
+  // Offsets that do not end at the row count are refused, naming the record.
+  const Lod bad = {{0, 2, 4}};
+  std::istringstream wrong(to_bytes(t, &bad));
+  CHECK_THROWS_WITH(read_tensor_record(wrong, back, "w.pdiparams"),
+                    Contains("w.pdiparams: LoD level 0 ends at 4, but the tensor has 5 rows"));
 }
 
 TEST_CASE("tensor record reader accepts packed dims and skips unknown fields", "[tensor_record]") {
