@@ -156,28 +156,53 @@ constexpr size_t kWorkspaceBytes = 32u << 20;  // cuBLAS's recommended workspace
 
 }  // namespace
 
-CudaModel::CudaModel(const rt::ModelInfo& info, rt::Tensor* const* slots) : rt::Model(info, slots) {
+CudaModel::CudaModel(const rt::ModelInfo& info, rt::Tensor* const* slots) : rt::Model(info, slots) {}
+
+void make_context(Context& ctx) {
   check(cudaSetDevice(options().device), "cudaSetDevice");
   cudaStream_t s = nullptr;
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-  ctx_.stream = s;
+  ctx.stream = s;
   cublasHandle_t h = nullptr;
   check_cublas(cublasCreate(&h), "cublasCreate");
-  ctx_.cublas = h;
+  ctx.cublas = h;
   check_cublas(cublasSetStream(h, s), "cublasSetStream");
-  check(cudaMalloc(&ctx_.workspace, kWorkspaceBytes), "cudaMalloc (cuBLAS workspace)");
-  ctx_.workspace_bytes = kWorkspaceBytes;
-  check_cublas(cublasSetWorkspace(h, ctx_.workspace, kWorkspaceBytes), "cublasSetWorkspace");
+  check(cudaMalloc(&ctx.workspace, kWorkspaceBytes), "cudaMalloc (cuBLAS workspace)");
+  ctx.workspace_bytes = kWorkspaceBytes;
+  check_cublas(cublasSetWorkspace(h, ctx.workspace, kWorkspaceBytes), "cublasSetWorkspace");
   // Products in full fp32 (no TF32): the outputs are compared with the CPU binary at 1e-5.
   check_cublas(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
 }
 
+void destroy_context(Context& ctx) {
+  if (ctx.scratch_) device_release(ctx.scratch_, ctx.scratch_cap_);
+  if (ctx.cublas) cublasDestroy(ctx.cublas);
+  if (ctx.workspace) cudaFree(ctx.workspace);
+  if (ctx.stream) cudaStreamDestroy(ctx.stream);
+  ctx = Context{};
+}
+
+ContextScope::ContextScope() : prev_(t_current) {
+  make_context(ctx_);
+  t_current = &ctx_;
+}
+
+ContextScope::~ContextScope() {
+  t_current = prev_;
+  destroy_context(ctx_);
+}
+
+void ContextScope::sync() { check(cudaStreamSynchronize(ctx_.stream), "cudaStreamSynchronize"); }
+
+// The device context is made at the first step, not in the constructor:
+// an instance without a GPU can still answer --help.
+void CudaModel::init_context() {
+  if (!ctx_.stream) make_context(ctx_);
+}
+
 CudaModel::~CudaModel() {
   drop_graph();
-  if (ctx_.scratch_) device_release(ctx_.scratch_, ctx_.scratch_cap_);
-  if (ctx_.cublas) cublasDestroy(ctx_.cublas);
-  if (ctx_.workspace) cudaFree(ctx_.workspace);
-  if (ctx_.stream) cudaStreamDestroy(ctx_.stream);
+  destroy_context(ctx_);
 }
 
 void CudaModel::drop_graph() {
@@ -204,6 +229,7 @@ void CudaModel::startup() {
 }
 
 void CudaModel::run() {
+  init_context();
   Use use(&ctx_);
   Stats& st = stats();
   ++st.steps;
@@ -265,6 +291,8 @@ void CudaModel::run() {
 }
 
 void CudaModel::sync_to_host() {
+  // Never stepped, or loaded since: the host mirrors hold the state.
+  if (!ctx_.stream || host_state_changed_) return;
   Use use(&ctx_);
   const rt::ModelInfo& m = info();
   for (int i = 0; i < m.num_persistables; ++i) slot(m.persistables[i]).download_async();

@@ -94,6 +94,25 @@ struct Context {
   void* scratch_ = nullptr;
   size_t scratch_cap_ = 0;
 };
+/// Makes a context (stream, cuBLAS handle and workspace on options().device)
+/// and releases one.
+void make_context(Context& ctx);
+void destroy_context(Context& ctx);
+/// A context current on this thread for the scope (kernel tests, tools):
+/// what CudaModel::run does around a step.
+class ContextScope {
+ public:
+  ContextScope();
+  ~ContextScope();
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+  /// Waits for the queued work (and reports its errors).
+  void sync();
+
+ private:
+  Context ctx_;
+  Context* prev_;
+};
 /// The calling thread's current context; throws when no step is running.
 Context& current();
 /// Counts one launch and checks the launch error (no synchronisation).
@@ -119,6 +138,7 @@ class CudaModel : public rt::Model {
   virtual void startup_step() = 0;
 
  private:
+  void init_context();
   void upload_persistables();
   bool feeds_match_capture() const;
   void drop_graph();
