@@ -145,6 +145,12 @@ class CudaTarget final : public Target {
   }
 
   std::vector<std::string> link_command(const BuildRecipe& r, const std::vector<std::string>& inputs) const override {
+    const std::string kernels = toolchain().lib_dir + "/libfluidc_cuda_kernels.a";
+    std::error_code ec;
+    if (!std::filesystem::exists(kernels, ec))
+      user_error(fmt::format("--target cuda: {} is missing: this fluidc was configured without the CUDA runtime "
+                             "(FLUIDC_CUDA=OFF, or no nvcc was found); `fluidc emit --target cuda` still works",
+                             kernels));
     std::vector<std::string> cmd = nvcc_flags(r);
     cmd.insert(cmd.end(), inputs.begin(), inputs.end());
     cmd.insert(cmd.end(), {"-o", r.output, "-L" + toolchain().lib_dir});
