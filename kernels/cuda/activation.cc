@@ -1,4 +1,4 @@
-// kernels/cuda/activation.cc - relu, sigmoid, tanh, square (and gradients), scale, fill_constant, assign, sum.
+// kernels/cuda/activation.cc - unary activations (and gradients), scale, fill_constant, assign, sum.
 #include <cstring>
 #include <string>
 
@@ -43,6 +43,15 @@ void square(const DTensor& x, DTensor& out) { unary_op("square", dev::Unary::kSq
 void square_grad(const DTensor& x, const DTensor& g, DTensor* dx) {
   unary_grad_op("square_grad", dev::Unary::kSquare, x, g, dx);
 }
+
+void sqrt(const DTensor& x, DTensor& out) { unary_op("sqrt", dev::Unary::kSqrt, x, out); }
+void sqrt_grad(const DTensor& out, const DTensor& g, DTensor* dx) { unary_grad_op("sqrt_grad", dev::Unary::kSqrt, out, g, dx); }
+void exp(const DTensor& x, DTensor& out) { unary_op("exp", dev::Unary::kExp, x, out); }
+void exp_grad(const DTensor& out, const DTensor& g, DTensor* dx) { unary_grad_op("exp_grad", dev::Unary::kExp, out, g, dx); }
+void log(const DTensor& x, DTensor& out) { unary_op("log", dev::Unary::kLog, x, out); }
+void log_grad(const DTensor& x, const DTensor& g, DTensor* dx) { unary_grad_op("log_grad", dev::Unary::kLog, x, g, dx); }
+void abs(const DTensor& x, DTensor& out) { unary_op("abs", dev::Unary::kAbs, x, out); }
+void abs_grad(const DTensor& x, const DTensor& g, DTensor* dx) { unary_grad_op("abs_grad", dev::Unary::kAbs, x, g, dx); }
 
 void scale(const DTensor& x, const DTensor* scale_tensor, DTensor& out, const ScaleAttrs& attrs) {
   const char* op = "scale";

@@ -25,9 +25,9 @@ struct Strided {
 enum class Binary { kAdd, kSub, kMul, kDiv };
 void binary(Binary op, const float* a, const float* b, float* out, int64_t n, const Strided& s, cudaStream_t st);
 
-enum class Unary { kRelu, kSigmoid, kTanh, kSquare };
+enum class Unary { kRelu, kSigmoid, kTanh, kSquare, kSqrt, kExp, kLog, kAbs };
 void unary(Unary op, const float* x, float* out, int64_t n, cudaStream_t st);
-/// x_grad from the forward output (relu, sigmoid, tanh) or input (square).
+/// x_grad from the forward output (relu, sigmoid, tanh, sqrt, exp) or input (square, log, abs).
 void unary_grad(Unary op, const float* ref, const float* dout, float* dx, int64_t n, cudaStream_t st);
 
 /// out = x * s + bias (bias_after_scale) or (x + bias) * s; s = *scale_dev when given.

@@ -17,6 +17,8 @@
 #include "kernels/matmul.h"
 #include "kernels/optimizer.h"
 #include "kernels/reduce.h"
+#include "kernels/reshape.h"
+#include "kernels/tensor_manip.h"
 #include "runtime/cuda/cuda_model.h"
 
 namespace fluidc::kernels::cuda {
@@ -54,6 +56,14 @@ void tanh(const DTensor& x, DTensor& out);
 void tanh_grad(const DTensor& out, const DTensor& out_grad, DTensor* x_grad);
 void square(const DTensor& x, DTensor& out);
 void square_grad(const DTensor& x, const DTensor& out_grad, DTensor* x_grad);
+void sqrt(const DTensor& x, DTensor& out);
+void sqrt_grad(const DTensor& out, const DTensor& out_grad, DTensor* x_grad);
+void exp(const DTensor& x, DTensor& out);
+void exp_grad(const DTensor& out, const DTensor& out_grad, DTensor* x_grad);
+void log(const DTensor& x, DTensor& out);
+void log_grad(const DTensor& x, const DTensor& out_grad, DTensor* x_grad);
+void abs(const DTensor& x, DTensor& out);
+void abs_grad(const DTensor& x, const DTensor& out_grad, DTensor* x_grad);
 void scale(const DTensor& x, const DTensor* scale_tensor, DTensor& out, const ScaleAttrs& attrs);
 void fill_constant(const DTensor* value_tensor, const DTensor* shape_tensor, const DTensor* const* shape_list,
                    int num_shape_list, DTensor& out, const FillConstantAttrs& attrs);
@@ -73,6 +83,13 @@ void softmax_with_cross_entropy(const DTensor& logits, const DTensor& label, DTe
                                 const SoftmaxWithCrossEntropyAttrs& attrs);
 void softmax_with_cross_entropy_grad(const DTensor& label, const DTensor& softmax, const DTensor& loss_grad,
                                      DTensor* logits_grad, const SoftmaxWithCrossEntropyAttrs& attrs);
+
+// reshape.cc (data moved unchanged, any dtype; XShape records X's dims as [0, dims...] without data)
+void reshape2(const DTensor& x, const DTensor* shape, const DTensor* const* shape_tensor, int num_shape_tensor,
+              DTensor& out, DTensor* x_shape, const Reshape2Attrs& attrs);
+void reshape2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad);
+void flatten_contiguous_range(const DTensor& x, DTensor& out, DTensor* x_shape, const FlattenAttrs& attrs);
+void flatten_contiguous_range_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad);
 
 // optimizer.cc (learning rate and beta powers stay on the device)
 void sgd(const DTensor& param, const DTensor& learning_rate, const DTensor& grad, DTensor& param_out);

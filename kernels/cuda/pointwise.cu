@@ -41,6 +41,10 @@ __global__ void unary_k(Unary op, const float* x, float* out, int64_t n) {
       case Unary::kRelu: r = v > 0.f ? v : 0.f; break;
       case Unary::kSigmoid: r = 1.f / (1.f + expf(-v)); break;
       case Unary::kTanh: r = tanhf(v); break;
+      case Unary::kSqrt: r = sqrtf(v); break;
+      case Unary::kExp: r = expf(v); break;
+      case Unary::kLog: r = logf(v); break;
+      case Unary::kAbs: r = fabsf(v); break;
       default: r = v * v; break;
     }
     out[i] = r;
@@ -56,6 +60,10 @@ __global__ void unary_grad_k(Unary op, const float* ref, const float* dout, floa
       case Unary::kRelu: d = r > 0.f ? g : 0.f; break;
       case Unary::kSigmoid: d = g * r * (1.f - r); break;
       case Unary::kTanh: d = g * (1.f - r * r); break;
+      case Unary::kSqrt: d = g * 0.5f / r; break;
+      case Unary::kExp: d = g * r; break;
+      case Unary::kLog: d = g / r; break;
+      case Unary::kAbs: d = g * static_cast<float>((r > 0.f) - (r < 0.f)); break;
       default: d = g * 2.f * r; break;
     }
     dx[i] = d;

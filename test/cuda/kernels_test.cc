@@ -180,13 +180,18 @@ void run_cases(fluidc::cu::ContextScope& ctx) {
     UG g;
     UGC gc;
     bool grad_from_x;
+    float lo = -3.f, hi = 3.f;  // sqrt and log: positive inputs
   };
   for (const Act& act : {Act{"relu", k::relu, kc::relu, k::relu_grad, kc::relu_grad, false},
                          Act{"sigmoid", k::sigmoid, kc::sigmoid, k::sigmoid_grad, kc::sigmoid_grad, false},
                          Act{"tanh", k::tanh, kc::tanh, k::tanh_grad, kc::tanh_grad, false},
-                         Act{"square", k::square, kc::square, k::square_grad, kc::square_grad, true}}) {
+                         Act{"square", k::square, kc::square, k::square_grad, kc::square_grad, true},
+                         Act{"sqrt", k::sqrt, kc::sqrt, k::sqrt_grad, kc::sqrt_grad, false, 0.1f, 4.f},
+                         Act{"exp", k::exp, kc::exp, k::exp_grad, kc::exp_grad, false},
+                         Act{"log", k::log, kc::log, k::log_grad, kc::log_grad, true, 0.1f, 4.f},
+                         Act{"abs", k::abs, kc::abs, k::abs_grad, kc::abs_grad, true}}) {
     covered.insert({act.name, std::string(act.name) + "_grad"});
-    Tensor x = rnd({5, 7}, -3, 3), out, dx, g = rnd({5, 7});
+    Tensor x = rnd({5, 7}, act.lo, act.hi), out, dx, g = rnd({5, 7});
     act.f(x, out);
     act.g(act.grad_from_x ? x : out, g, &dx);
     DTensor &X = dev(x), &G = dev(g), &O = dev_out(), &DX = dev_out();
@@ -230,6 +235,35 @@ void run_cases(fluidc::cu::ContextScope& ctx) {
     k::sum(in, 3, s);
     kc::sum(inc, 3, S);
     compare(ctx, "sum of 3", s, S);
+  }
+  // ---- data movement
+  {
+    covered.insert({"reshape2", "reshape2_grad", "flatten_contiguous_range", "flatten_contiguous_range_grad"});
+    k::Reshape2Attrs ra;
+    ra.shape = {0, -1};
+    Tensor x = rnd({2, 3, 4}), out, xs, dx;
+    k::reshape2(x, out, &xs, ra);
+    Tensor g = rnd(out.shape());
+    k::reshape2_grad(xs, g, &dx);
+    DTensor &X = dev(x), &G = dev(g), &O = dev_out(), &XS = dev_out(), &DX = dev_out();
+    kc::reshape2(X, nullptr, nullptr, 0, O, &XS, ra);
+    kc::reshape2_grad(XS, G, &DX);
+    compare(ctx, "reshape2", out, O), compare(ctx, "reshape2_grad", dx, DX);
+    XS.download_async();
+    ctx.sync();
+    if (XS.shape() != xs.shape()) {
+      std::printf("FAIL reshape2 XShape: %s vs %s\n", XS.shape().str().c_str(), xs.shape().str().c_str());
+      ++failures;
+    }
+    k::FlattenAttrs fa;
+    fa.start_axis = 1, fa.stop_axis = 2;
+    Tensor fo, fxs, fdx;
+    k::flatten_contiguous_range(x, fo, &fxs, fa);
+    k::flatten_contiguous_range_grad(fxs, g, &fdx);
+    DTensor &FO = dev_out(), &FXS = dev_out(), &FDX = dev_out();
+    kc::flatten_contiguous_range(X, FO, &FXS, fa);
+    kc::flatten_contiguous_range_grad(FXS, G, &FDX);
+    compare(ctx, "flatten_contiguous_range", fo, FO), compare(ctx, "flatten_contiguous_range_grad", fdx, FDX);
   }
   // ---- reductions, softmax, cross entropy
   for (bool mean : {false, true})
