@@ -96,6 +96,41 @@ void fill_constant(const DTensor* value_tensor, const DTensor* shape_tensor, con
   cu::launched(op);
 }
 
+void fill_any_like(const DTensor& x, DTensor& out, const FillAnyLikeAttrs& attrs) {
+  require_dev("fill_any_like", "X", x);
+  FillConstantAttrs fa;
+  fa.dtype = attrs.dtype == -1 ? static_cast<int>(x.ddtype()) : attrs.dtype;
+  fa.value = attrs.value;
+  const rt::Shape s = x.dshape();  // copied: out may be x
+  fa.shape.assign(s.d, s.d + s.rank);
+  fill_constant(nullptr, nullptr, nullptr, 0, out, fa);
+}
+
+void fill_zeros_like(const DTensor& x, DTensor& out) {
+  require_dev("fill_zeros_like", "X", x);
+  const rt::Shape s = x.dshape();
+  out.dresize(s, x.ddtype());
+  const size_t bytes = static_cast<size_t>(s.numel()) * rt::dtype_size(x.ddtype());
+  // All-zero bytes are 0 / 0.0 / false in every dtype.
+  if (bytes) cu::check(cudaMemsetAsync(out.dptr<unsigned char>(), 0, bytes, stream()), "fill_zeros_like (cudaMemsetAsync)");
+}
+
+void cast(const DTensor& x, DTensor& out, const CastAttrs& attrs) {
+  const char* op = "cast";
+  require_dev(op, "X", x);
+  if (!rt::dtype_is_valid(attrs.out_dtype)) rt::fail("cast: out_dtype " + std::to_string(attrs.out_dtype) + " is not a dtype");
+  const rt::DType to = static_cast<rt::DType>(attrs.out_dtype);
+  if (to == x.ddtype()) return assign(x, out);
+  // Element sizes may differ: converting in place would overwrite elements not yet read.
+  if (same_storage(out, x)) rt::fail("cast: Out shares storage with X (no in-place cast on CUDA)");
+  out.dresize(x.dshape(), to);
+  if (!dev::cast(x.dev().raw(), static_cast<int>(x.ddtype()), out.dptr<unsigned char>(), attrs.out_dtype, x.dnumel(),
+                 stream()))
+    rt::fail(std::string("cast: ") + rt::dtype_name(x.ddtype()) + " to " + rt::dtype_name(to) +
+             " has no CUDA kernel (bool, int32, int64, float32, float64 have)");
+  cu::launched(op);
+}
+
 void assign(const DTensor& x, DTensor& out) {
   require_dev("assign", "X", x);
   if (same_storage(out, x)) return;

@@ -35,6 +35,10 @@ void scale(const float* x, float* out, int64_t n, float s, float bias, bool bias
            cudaStream_t st);
 /// Every element of `out` (elem_bytes wide) set to the bit pattern `bits`.
 void fill(void* out, int elem_bytes, int64_t n, uint64_t bits, cudaStream_t st);
+/// Element conversion between dtype codes (rt::DType: bool, int32, int64,
+/// float32, float64), as the CPU cast: float to integer truncates, NaN and
+/// out-of-range values give the integer minimum. False for other codes.
+bool cast(const void* in, int in_dtype, void* out, int out_dtype, int64_t n, cudaStream_t st);
 /// out (+)= x: the first input copies, the others add (sum over several inputs).
 void accumulate(float* out, const float* x, int64_t n, bool first, cudaStream_t st);
 
@@ -65,6 +69,14 @@ void xent_hard_grad(const float* sm, const void* label, bool label64, const floa
                     int64_t n, int64_t inner, int ignore_index, cudaStream_t st);
 void xent_soft_grad(const float* sm, const float* label, const float* dloss, float* dx, int64_t outer, int64_t n,
                     int64_t inner, cudaStream_t st);
+
+/// cross_entropy2 over rows of D probabilities: Y = -log(X[label]) and
+/// MatchX = X[label] (both 0 where ignored); the gradient -dY / MatchX at
+/// the label, 0 elsewhere.
+void xent2(const float* x, const void* label, bool label64, float* y, float* match, int64_t rows, int64_t d,
+           int ignore_index, cudaStream_t st);
+void xent2_grad(const float* match, const void* label, bool label64, const float* dy, float* dx, int64_t rows,
+                int64_t d, int ignore_index, cudaStream_t st);
 
 /// Optimizers: the learning rate and beta powers are device scalars.
 void sgd(const float* p, const float* lr, const float* g, float* po, int64_t n, cudaStream_t st);

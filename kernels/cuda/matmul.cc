@@ -1,4 +1,4 @@
-// kernels/cuda/matmul.cc - mul and matmul_v2 and their gradients as cuBLAS SGEMMs (row-major through the transpose identity).
+// kernels/cuda/matmul.cc - mul, matmul and matmul_v2 and their gradients as cuBLAS SGEMMs (row-major through the transpose identity).
 #include <cublas_v2.h>
 
 #include <fmt/format.h>
@@ -16,10 +16,10 @@ namespace {
 // the given element strides (0: shared). cuBLAS is column-major, so it
 // computes C^T = op(B)^T @ op(A)^T, which has C's row-major layout.
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float* C,
-          int64_t batch = 1, int64_t sa = 0, int64_t sb = 0, int64_t sc = 0) {
+          int64_t batch = 1, int64_t sa = 0, int64_t sb = 0, int64_t sc = 0, float alpha = 1.f) {
   if (M == 0 || N == 0) return;
   cu::Context& ctx = cu::current();
-  const float one = 1.f, zero = 0.f;
+  const float one = alpha, zero = 0.f;
   if (K == 0) {  // an empty product: zeros
     cu::check(cudaMemsetAsync(C, 0, sizeof(float) * M * N * batch, ctx.stream), "cudaMemsetAsync");
     return;
@@ -102,27 +102,20 @@ void mul_grad(const DTensor& x, const DTensor& y, const DTensor& out_grad, DTens
   }
 }
 
-void matmul_v2(const DTensor& x, const DTensor& y, DTensor& out, const MatmulV2Attrs& attrs) {
-  const char* op = "matmul_v2";
-  require_f32(op, "X", x);
-  require_f32(op, "Y", y);
-  shapes::MatmulShape s;
-  require_rule(op, shapes::matmul_v2_shape(x.dshape(), y.dshape(), attrs, s));
+namespace {
+
+// matmul (v1, with alpha) and matmul_v2 once their shape rule has run.
+void matmul_fwd(const char* op, const DTensor& x, const DTensor& y, DTensor& out, const shapes::MatmulShape& s,
+                float alpha) {
   const Batch b = batch_of(s);
-  if (same_storage(out, x) || same_storage(out, y)) rt::fail("matmul_v2: Out must not share storage with X or Y");
+  if (same_storage(out, x) || same_storage(out, y)) rt::fail(std::string(op) + ": Out must not share storage with X or Y");
   out.dresize(s.out, rt::DType::kFP32);
   gemm(s.tx, s.ty, s.M, s.N, s.K, f(x), f(y), f(out), b.count, b.x_shared ? 0 : s.M * s.K,
-       b.y_shared ? 0 : s.K * s.N, s.M * s.N);
+       b.y_shared ? 0 : s.K * s.N, s.M * s.N, alpha);
 }
 
-void matmul_v2_grad(const DTensor& x, const DTensor& y, const DTensor& out_grad, DTensor* x_grad, DTensor* y_grad,
-                    const MatmulV2Attrs& attrs) {
-  const char* op = "matmul_v2_grad";
-  require_f32(op, "X", x);
-  require_f32(op, "Y", y);
-  require_f32(op, "Out@GRAD", out_grad);
-  shapes::MatmulShape s;
-  require_rule(op, shapes::matmul_v2_shape(x.dshape(), y.dshape(), attrs, s));
+void matmul_bwd(const DTensor& x, const DTensor& y, const DTensor& out_grad, DTensor* x_grad, DTensor* y_grad,
+                const shapes::MatmulShape& s, float alpha) {
   const Batch b = batch_of(s);
   const int64_t M = s.M, N = s.N, K = s.K, B = b.count, sg = M * N;
   const int64_t sx = b.x_shared ? 0 : M * K, sy = b.y_shared ? 0 : K * N;
@@ -132,8 +125,8 @@ void matmul_v2_grad(const DTensor& x, const DTensor& y, const DTensor& out_grad,
     const bool reduce = b.x_shared && B > 1;  // X shared by every batch: sum its per-batch gradients
     float* dst = reduce ? static_cast<float*>(cu::current().scratch(sizeof(float) * B * M * K)) : f(*x_grad);
     const int64_t sd = reduce || !b.x_shared ? M * K : 0;
-    if (!s.tx) gemm(false, !s.ty, M, K, N, f(out_grad), f(y), dst, B, sg, sy, sd);
-    else gemm(s.ty, true, K, M, N, f(y), f(out_grad), dst, B, sy, sg, sd);
+    if (!s.tx) gemm(false, !s.ty, M, K, N, f(out_grad), f(y), dst, B, sg, sy, sd, alpha);
+    else gemm(s.ty, true, K, M, N, f(y), f(out_grad), dst, B, sy, sg, sd, alpha);
     if (reduce) sum_batches(dst, f(*x_grad), B, M * K);
   }
   if (y_grad) {
@@ -142,10 +135,48 @@ void matmul_v2_grad(const DTensor& x, const DTensor& y, const DTensor& out_grad,
     const bool reduce = b.y_shared && B > 1;
     float* dst = reduce ? static_cast<float*>(cu::current().scratch(sizeof(float) * B * K * N)) : f(*y_grad);
     const int64_t sd = reduce || !b.y_shared ? K * N : 0;
-    if (!s.ty) gemm(!s.tx, false, K, N, M, f(x), f(out_grad), dst, B, sx, sg, sd);
-    else gemm(true, s.tx, N, K, M, f(out_grad), f(x), dst, B, sg, sx, sd);
+    if (!s.ty) gemm(!s.tx, false, K, N, M, f(x), f(out_grad), dst, B, sx, sg, sd, alpha);
+    else gemm(true, s.tx, N, K, M, f(out_grad), f(x), dst, B, sg, sx, sd, alpha);
     if (reduce) sum_batches(dst, f(*y_grad), B, K * N);
   }
+}
+
+void check_operands(const char* op, const DTensor& x, const DTensor& y, const DTensor* out_grad) {
+  require_f32(op, "X", x);
+  require_f32(op, "Y", y);
+  if (out_grad) require_f32(op, "Out@GRAD", *out_grad);
+}
+
+}  // namespace
+
+void matmul_v2(const DTensor& x, const DTensor& y, DTensor& out, const MatmulV2Attrs& attrs) {
+  check_operands("matmul_v2", x, y, nullptr);
+  shapes::MatmulShape s;
+  require_rule("matmul_v2", shapes::matmul_v2_shape(x.dshape(), y.dshape(), attrs, s));
+  matmul_fwd("matmul_v2", x, y, out, s, 1.f);
+}
+
+void matmul_v2_grad(const DTensor& x, const DTensor& y, const DTensor& out_grad, DTensor* x_grad, DTensor* y_grad,
+                    const MatmulV2Attrs& attrs) {
+  check_operands("matmul_v2_grad", x, y, &out_grad);
+  shapes::MatmulShape s;
+  require_rule("matmul_v2_grad", shapes::matmul_v2_shape(x.dshape(), y.dshape(), attrs, s));
+  matmul_bwd(x, y, out_grad, x_grad, y_grad, s, 1.f);
+}
+
+void matmul(const DTensor& x, const DTensor& y, DTensor& out, const MatmulAttrs& attrs) {
+  check_operands("matmul", x, y, nullptr);
+  shapes::MatmulShape s;
+  require_rule("matmul", shapes::matmul_shape(x.dshape(), y.dshape(), attrs, s));
+  matmul_fwd("matmul", x, y, out, s, attrs.alpha);
+}
+
+void matmul_grad(const DTensor& x, const DTensor& y, const DTensor& out_grad, DTensor* x_grad, DTensor* y_grad,
+                 const MatmulAttrs& attrs) {
+  check_operands("matmul_grad", x, y, &out_grad);
+  shapes::MatmulShape s;
+  require_rule("matmul_grad", shapes::matmul_shape(x.dshape(), y.dshape(), attrs, s));
+  matmul_bwd(x, y, out_grad, x_grad, y_grad, s, attrs.alpha);
 }
 
 }  // namespace fluidc::kernels::cuda

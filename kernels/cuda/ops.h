@@ -29,6 +29,9 @@ using cu::DTensor;
 void mul(const DTensor& x, const DTensor& y, DTensor& out, const MulAttrs& attrs);
 void mul_grad(const DTensor& x, const DTensor& y, const DTensor& out_grad, DTensor* x_grad, DTensor* y_grad,
               const MulAttrs& attrs);
+void matmul(const DTensor& x, const DTensor& y, DTensor& out, const MatmulAttrs& attrs);
+void matmul_grad(const DTensor& x, const DTensor& y, const DTensor& out_grad, DTensor* x_grad, DTensor* y_grad,
+                 const MatmulAttrs& attrs);
 void matmul_v2(const DTensor& x, const DTensor& y, DTensor& out, const MatmulV2Attrs& attrs);
 void matmul_v2_grad(const DTensor& x, const DTensor& y, const DTensor& out_grad, DTensor* x_grad, DTensor* y_grad,
                     const MatmulV2Attrs& attrs);
@@ -67,6 +70,9 @@ void abs_grad(const DTensor& x, const DTensor& out_grad, DTensor* x_grad);
 void scale(const DTensor& x, const DTensor* scale_tensor, DTensor& out, const ScaleAttrs& attrs);
 void fill_constant(const DTensor* value_tensor, const DTensor* shape_tensor, const DTensor* const* shape_list,
                    int num_shape_list, DTensor& out, const FillConstantAttrs& attrs);
+void fill_any_like(const DTensor& x, DTensor& out, const FillAnyLikeAttrs& attrs);
+void fill_zeros_like(const DTensor& x, DTensor& out);
+void cast(const DTensor& x, DTensor& out, const CastAttrs& attrs);
 void assign(const DTensor& x, DTensor& out);
 void sum(const DTensor* const* xs, int n, DTensor& out);
 
@@ -90,6 +96,12 @@ void reshape2(const DTensor& x, const DTensor* shape, const DTensor* const* shap
 void reshape2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad);
 void flatten_contiguous_range(const DTensor& x, DTensor& out, DTensor* x_shape, const FlattenAttrs& attrs);
 void flatten_contiguous_range_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad);
+
+// cross_entropy.cc (over probabilities; hard int32/int64 labels)
+void cross_entropy2(const DTensor& x, const DTensor& label, DTensor& y, DTensor& x_shape, DTensor& match_x,
+                    const CrossEntropy2Attrs& attrs);
+void cross_entropy_grad2(const DTensor& label, const DTensor& match_x, const DTensor& x_shape, const DTensor& y_grad,
+                         DTensor* x_grad, const CrossEntropy2Attrs& attrs);
 
 // optimizer.cc (learning rate and beta powers stay on the device)
 void sgd(const DTensor& param, const DTensor& learning_rate, const DTensor& grad, DTensor& param_out);

@@ -1,4 +1,7 @@
 // kernels/cuda/pointwise.cu - fp32 elementwise device kernels: broadcasting binaries, activations and their gradients, fills.
+#include <cstdint>
+#include <type_traits>
+
 #include "kernels/cuda/device.h"
 
 namespace fluidc::kernels::cuda::dev {
@@ -84,6 +87,42 @@ __global__ void fill_k(T* out, int64_t n, T v) {
     out[i] = v;
 }
 
+template <class To, class From>
+__device__ inline To convert(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // The integer minimum (x86's cvtt* result for NaN and out of range), as the CPU cast.
+    const To min = sizeof(To) == 4 ? static_cast<To>(INT32_MIN) : static_cast<To>(INT64_MIN);
+    const double lo = static_cast<double>(min);
+    const double d = static_cast<double>(v);
+    if (!(d >= lo && d < -lo)) return min;
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <class To, class From>
+__global__ void cast_k(const From* in, To* out, int64_t n) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    out[i] = convert<To>(in[i]);
+}
+
+// Calls f with a value of the C++ type of dtype code `t` (rt::DType's codes).
+template <class F>
+bool visit(int t, F&& f) {
+  switch (t) {
+    case 0: f(bool{}); return true;
+    case 2: f(int32_t{}); return true;
+    case 3: f(int64_t{}); return true;
+    case 5: f(float{}); return true;
+    case 6: f(double{}); return true;
+    default: return false;
+  }
+}
+
 __global__ void accumulate_k(float* out, const float* x, int64_t n, bool first) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
@@ -129,6 +168,19 @@ void fill(void* out, int elem_bytes, int64_t n, uint64_t bits, cudaStream_t st) 
     case 4: fill_k<<<g.blocks, g.threads, 0, st>>>(static_cast<uint32_t*>(out), n, static_cast<uint32_t>(bits)); break;
     default: fill_k<<<g.blocks, g.threads, 0, st>>>(static_cast<uint64_t*>(out), n, bits); break;
   }
+}
+
+bool cast(const void* in, int in_dtype, void* out, int out_dtype, int64_t n, cudaStream_t st) {
+  const Grid g = grid_for(n);
+  bool ok = false;
+  visit(in_dtype, [&](auto from) {
+    using From = decltype(from);
+    ok = visit(out_dtype, [&](auto to) {
+      using To = decltype(to);
+      cast_k<To, From><<<g.blocks, g.threads, 0, st>>>(static_cast<const From*>(in), static_cast<To*>(out), n);
+    });
+  });
+  return ok;
 }
 
 void accumulate(float* out, const float* x, int64_t n, bool first, cudaStream_t st) {

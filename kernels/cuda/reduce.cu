@@ -122,7 +122,45 @@ __global__ void xent_soft_grad_k(const float* sm, const float* label, const floa
   }
 }
 
+__global__ void xent2_k(const float* x, const void* label, bool l64, float* y, float* match, int64_t rows,
+                        int64_t d, int ignore) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < rows;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t c = label_at(label, l64, i);
+    if (c == ignore || c < 0 || c >= d) {
+      y[i] = c == ignore ? 0.f : nanf("");  // out of range: NaN, which the trainer stops on
+      match[i] = 0.f;
+    } else {
+      const float m = x[i * d + c];
+      y[i] = -tolerable_log(m);
+      match[i] = m;
+    }
+  }
+}
+
+__global__ void xent2_grad_k(const float* match, const void* label, bool l64, const float* dy, float* dx,
+                             int64_t rows, int64_t d, int ignore) {
+  for (int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; k < rows * d;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t i = k / d, j = k % d;
+    const int64_t c = label_at(label, l64, i);
+    dx[k] = c != ignore && j == c ? -dy[i] / match[i] : 0.f;
+  }
+}
+
 }  // namespace
+
+void xent2(const float* x, const void* label, bool l64, float* y, float* match, int64_t rows, int64_t d, int ignore,
+           cudaStream_t st) {
+  const Grid g = grid_for(rows);
+  xent2_k<<<g.blocks, g.threads, 0, st>>>(x, label, l64, y, match, rows, d, ignore);
+}
+
+void xent2_grad(const float* match, const void* label, bool l64, const float* dy, float* dx, int64_t rows, int64_t d,
+                int ignore, cudaStream_t st) {
+  const Grid g = grid_for(rows * d);
+  xent2_grad_k<<<g.blocks, g.threads, 0, st>>>(match, label, l64, dy, dx, rows, d, ignore);
+}
 
 void reduce_sum(const float* in, float* out, const ReduceSpec& r, float factor, cudaStream_t st) {
   const int64_t blocks = r.outputs < 65536 ? (r.outputs > 0 ? r.outputs : 1) : 65536;

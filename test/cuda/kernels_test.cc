@@ -62,6 +62,17 @@ DTensor& dev_out() {
   return *pool.back();
 }
 
+double at(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DType::kFP32: return t.data<float>()[i];
+    case DType::kFP64: return t.data<double>()[i];
+    case DType::kInt32: return t.data<int32_t>()[i];
+    case DType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
+    case DType::kBool: return t.data<bool>()[i];
+    default: return NAN;
+  }
+}
+
 void compare(fluidc::cu::ContextScope& ctx, const std::string& what, const Tensor& cpu, DTensor& gpu) {
   gpu.download_async();
   ctx.sync();
@@ -72,17 +83,15 @@ void compare(fluidc::cu::ContextScope& ctx, const std::string& what, const Tenso
     return;
   }
   double worst = 0;
-  int64_t at = -1;
+  int64_t worst_at = -1;
   for (int64_t i = 0; i < cpu.numel(); ++i) {
-    const double a = cpu.dtype() == DType::kFP32 ? cpu.data<float>()[i] : static_cast<double>(cpu.data<int64_t>()[i]);
-    const double b = gpu.dtype() == DType::kFP32 ? gpu.data<float>()[i] : static_cast<double>(gpu.data<int64_t>()[i]);
+    const double a = at(cpu, i), b = at(gpu, i);
     const double excess = std::fabs(a - b) - (1e-6 + 1e-5 * std::fabs(a));
-    if (excess > worst || std::isnan(b) != std::isnan(a)) worst = std::isnan(b) ? INFINITY : excess, at = i;
+    if (excess > worst || std::isnan(b) != std::isnan(a)) worst = std::isnan(b) ? INFINITY : excess, worst_at = i;
   }
-  if (at >= 0) {
-    std::printf("FAIL %s: element %lld differs (CPU %g, CUDA %g)\n", what.c_str(), static_cast<long long>(at),
-                cpu.dtype() == DType::kFP32 ? cpu.data<float>()[at] : 0.0,
-                gpu.dtype() == DType::kFP32 ? gpu.data<float>()[at] : 0.0);
+  if (worst_at >= 0) {
+    std::printf("FAIL %s: element %lld differs (CPU %g, CUDA %g)\n", what.c_str(), static_cast<long long>(worst_at),
+                at(cpu, worst_at), at(gpu, worst_at));
     ++failures;
   } else {
     std::printf("ok   %s\n", what.c_str());
@@ -121,6 +130,23 @@ void run_cases(fluidc::cu::ContextScope& ctx) {
     kc::matmul_v2(X, Y, O, a);
     kc::matmul_v2_grad(X, Y, G, &DX, &DY, a);
     const std::string n = "matmul_v2 " + c.x.str() + (c.tx ? "^T" : "") + " @ " + c.y.str() + (c.ty ? "^T" : "");
+    compare(ctx, n, out, O), compare(ctx, n + " grad X", dx, DX), compare(ctx, n + " grad Y", dy, DY);
+  }
+  for (const MM& c : {MM{{4, 6}, {6, 5}, false, true}, MM{{3, 4, 6}, {3, 6, 5}, false, false},
+                      MM{{3, 4, 6}, {6, 5}, true, false}, MM{{6}, {6}, false, false}}) {
+    covered.insert({"matmul", "matmul_grad"});
+    k::MatmulAttrs a;
+    a.transpose_X = c.tx, a.transpose_Y = c.ty, a.alpha = 0.5f;
+    Shape xs = c.x;
+    if (c.tx && xs.rank >= 2) std::swap(xs.d[xs.rank - 1], xs.d[xs.rank - 2]);
+    Tensor x = rnd(xs), y = rnd(c.y), out, dx, dy;
+    k::matmul(x, y, out, a);
+    Tensor g = rnd(out.shape());
+    k::matmul_grad(x, y, g, &dx, &dy, a);
+    DTensor &X = dev(x), &Y = dev(y), &G = dev(g), &O = dev_out(), &DX = dev_out(), &DY = dev_out();
+    kc::matmul(X, Y, O, a);
+    kc::matmul_grad(X, Y, G, &DX, &DY, a);
+    const std::string n = "matmul (v1, alpha 0.5) " + xs.str() + (c.tx ? "^T" : "") + " @ " + c.y.str() + (c.ty ? "^T" : "");
     compare(ctx, n, out, O), compare(ctx, n + " grad X", dx, DX), compare(ctx, n + " grad Y", dy, DY);
   }
   // ---- elementwise, with Paddle's broadcasting
@@ -236,6 +262,37 @@ void run_cases(fluidc::cu::ContextScope& ctx) {
     kc::sum(inc, 3, S);
     compare(ctx, "sum of 3", s, S);
   }
+  {
+    covered.insert({"cast", "fill_any_like", "fill_zeros_like"});
+    Tensor x = rnd({3, 5}, -40, 40);
+    x.data<float>()[0] = 0.f;
+    DTensor& X = dev(x);
+    for (DType to : {DType::kInt64, DType::kInt32, DType::kFP64, DType::kBool, DType::kFP32}) {
+      k::CastAttrs a;
+      a.in_dtype = static_cast<int>(DType::kFP32), a.out_dtype = static_cast<int>(to);
+      Tensor out;
+      k::cast(x, out, a);
+      DTensor& O = dev_out();
+      kc::cast(X, O, a);
+      compare(ctx, std::string("cast float32 -> ") + fluidc::rt::dtype_name(to), out, O);
+    }
+    Tensor i64 = labels({4, 3}, 1000), back;
+    k::CastAttrs a;
+    a.in_dtype = static_cast<int>(DType::kInt64), a.out_dtype = static_cast<int>(DType::kFP32);
+    k::cast(i64, back, a);
+    DTensor &I = dev(i64), &B = dev_out();
+    kc::cast(I, B, a);
+    compare(ctx, "cast int64 -> float32", back, B);
+    k::FillAnyLikeAttrs fa;
+    fa.value = 2.5f;
+    Tensor like, zeros;
+    k::fill_any_like(x, like, fa);
+    k::fill_zeros_like(i64, zeros);
+    DTensor &L = dev_out(), &Z = dev_out();
+    kc::fill_any_like(X, L, fa);
+    kc::fill_zeros_like(I, Z);
+    compare(ctx, "fill_any_like", like, L), compare(ctx, "fill_zeros_like (int64)", zeros, Z);
+  }
   // ---- data movement
   {
     covered.insert({"reshape2", "reshape2_grad", "flatten_contiguous_range", "flatten_contiguous_range_grad"});
@@ -328,6 +385,22 @@ void run_cases(fluidc::cu::ContextScope& ctx) {
     kc::softmax_with_cross_entropy_grad(LB, SM, G, &DX, a);
     const std::string n = soft ? "softmax_with_cross_entropy (soft)" : "softmax_with_cross_entropy (hard, one ignored)";
     compare(ctx, n + " softmax", sm, SM), compare(ctx, n + " loss", loss, LS), compare(ctx, n + " grad", dx, DX);
+  }
+  {
+    covered.insert({"cross_entropy2", "cross_entropy_grad2"});
+    k::CrossEntropy2Attrs a;
+    k::SoftmaxAttrs sa;
+    Tensor logits = rnd({5, 7}, -3, 3), p, y, xs, m, dx;
+    k::softmax(logits, p, sa);
+    Tensor label = labels({5, 1}, 7, a.ignore_index);
+    k::cross_entropy2(p, label, y, xs, m, a);
+    Tensor g = rnd(y.shape());
+    k::cross_entropy_grad2(label, m, xs, g, &dx, a);
+    DTensor &P = dev(p), &LB = dev(label), &G = dev(g), &Y = dev_out(), &XS = dev_out(), &M = dev_out(), &DX = dev_out();
+    kc::cross_entropy2(P, LB, Y, XS, M, a);
+    kc::cross_entropy_grad2(LB, M, XS, G, &DX, a);
+    compare(ctx, "cross_entropy2 Y (one ignored)", y, Y), compare(ctx, "cross_entropy2 MatchX", m, M);
+    compare(ctx, "cross_entropy_grad2", dx, DX);
   }
   // ---- optimizers
   {
