@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -24,6 +25,7 @@
 #include "compiler/driver/pipeline.h"
 #include "compiler/driver/usage.h"
 #include "compiler/ops/registry.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/version.h"
 #include "runtime/error.h"
 #include "runtime/tensor_record.h"
@@ -41,8 +43,26 @@ struct Prepared {
   LibSources lib;           ///< `--emit lib`: the class header and its methods
 };
 
-// The one target there is so far; a --target option would choose here.
-const Target& target() { return cpu_target(); }
+// The target of the build in progress: --target, chosen in prepare().
+const Target* g_target = &cpu_target();
+const Target& target() { return *g_target; }
+
+// --target cuda: every op type of the main program the target cannot
+// compile, each at its first use, in one error (the startup program runs
+// on the host kernels).
+void check_target_support(const Program& main) {
+  Diagnostics diags;
+  std::set<std::string> seen;
+  for (int b = 0; b < main.num_blocks(); ++b)
+    for (int i = 0; i < main.block(b).ops_size(); ++i) {
+      const std::string& type = main.block(b).ops(i).type();
+      const ops::OpDef* def = ops::find_op(type);
+      if (!def || target().supports(*def) || !seen.insert(type).second) continue;
+      diags.error(main.loc(b, i), fmt::format("op '{}' has no {} kernel yet (docs/cuda.md lists the ones there are)", type,
+                                              target().name()));
+    }
+  diags.throw_if_errors();
+}
 
 // Loads `names` from a combined file or a directory into fresh tensors.
 std::vector<rt::Tensor> read_params(const std::string& path, const std::vector<std::string>& names) {
@@ -182,10 +202,21 @@ void refuse_communication(const Program& main, const std::optional<Program>& sta
                          found.size(), found.size() == 1 ? "" : "s", fmt::join(found, "\n  ")));
 }
 
-Prepared prepare(const BuildOptions& o) {
+Prepared prepare(const BuildOptions& options) {
+  g_target = options.target == "cuda" ? &cuda_target() : &cpu_target();
+  BuildOptions o = options;
+  if (!target().uses_host_plans()) {
+    // The fusion plan and the memory plan are written as host loops and host arenas.
+    if (o.memory_report || o.max_memory >= 0)
+      usage_error("--memory-report and --max-memory: the CUDA target has no memory plan yet (docs/cuda.md)");
+    if (o.emit_lib) usage_error("--emit lib: the CUDA target builds executables only so far (docs/cuda.md)");
+    o.fuse = false;
+    o.memory_plan = false;
+  }
   Loaded in = load_inputs(o);
   refuse_communication(in.main, in.startup);  // the distribute pass itself runs only in `fluidc opt`
   PipelineResult r = run_pipeline(in.main, in.startup, pipeline_options(o, false));
+  check_target_support(r.main);
   Prepared p;
   if (!o.params_path.empty()) p.params_blob = load_params_blob(o, r.main, r.info);
   EmitOptions eo;

@@ -38,6 +38,7 @@ struct BuildOptions {
   /// beside it declaring `lib_class` (default fluidc_models::<NAME in CamelCase>).
   bool emit_lib = false;
   std::string lib_class;      ///< --class NS::Name
+  std::string target = "cpu"; ///< --target cpu|cuda (docs/cuda.md)
 };
 
 /// The side-table files `fluidc opt` writes beside its output OUT: the fuse

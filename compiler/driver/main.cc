@@ -45,6 +45,9 @@ usage:
       the kernels: link it and -lpthread) and DIR/NAME.h, a self-contained header declaring
       class NS::Name (default fluidc_models::Name) with typed, named input and output
       accessors and run(), or step()/save()/load() for a trainer. See docs/library.md.
+  fluidc build MAIN [same options] --target cuda -o OUT
+      A CUDA binary instead (model.cu built by nvcc with cuBLAS; same command line plus
+      --device N, --no-cuda-graph, --cuda-stats; exits 77 without a GPU). docs/cuda.md.
   fluidc emit MAIN [same options] [--namespace NS] [--no-main] -o DIR
       Write the generated C++ and a CMakeLists.txt that builds it, instead of building.
       The program becomes class NS::Model with NS::model_info() (runtime/model.h);
@@ -166,6 +169,11 @@ Args parse(int argc, char** argv, int first) {
     else if (arg == "-o") a.build.output = value(i, "-o");
     else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') a.build.opt_level = arg[2] - '0';
     else if (arg == "-v" || arg == "--verbose") a.build.verbose = true;
+    else if (is("--target")) {
+      a.build.target = value(i, "--target");
+      if (a.build.target != "cpu" && a.build.target != "cuda")
+        usage_error(fmt::format("--target: expected cpu or cuda, got '{}'", fluidc::printable(a.build.target)));
+    }
     else if (arg == "--no-fuse") a.build.fuse = false;
     else if (arg == "--no-memory-plan") a.build.memory_plan = false;
     else if (arg == "--memory-report") a.build.memory_report = true;

@@ -57,6 +57,7 @@ const std::vector<CmdFlag>& cmd_flags() {
       {"--max-memory", {"build", "emit"}},
       {"--pservers", {"opt"}}, {"--trainers", {"opt"}}, {"--trainer-id", {"opt"}}, {"--sync", {"opt"}},
       {"--async", {"opt"}}, {"--min-block-size", {"opt"}}, {"--collective", {"opt"}}, {"--nranks", {"opt"}},
+      {"--target", {"build", "emit"}},
   };
   return k;
 }
