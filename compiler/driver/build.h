@@ -38,6 +38,9 @@ struct BuildOptions {
   /// beside it declaring `lib_class` (default fluidc_models::<NAME in CamelCase>).
   bool emit_lib = false;
   std::string lib_class;      ///< --class NS::Name
+  /// --cxx PATH: compile generated code with this external compiler (else
+  /// $CXX, else the embedded Clang when fluidc has it; compile_exec.h).
+  std::string cxx;
 };
 
 /// The side-table files `fluidc opt` writes beside its output OUT: the fuse

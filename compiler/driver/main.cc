@@ -28,7 +28,8 @@ usage:
       --params embeds weights (combined .pdiparams or per-variable directory) as the
       binary's default. --fetch adds variables the binary writes out (any tensor of
       block 0, e.g. gradients). Chains of elementwise ops become single loops unless
-      --no-fuse is given. Uses clang++ unless $CXX is set.
+      --no-fuse is given. Compiles in-process with the Clang built into fluidc (when it
+      has one; else clang++), or with --cxx PATH (default: $CXX when set) as a process.
       Block-0 temporaries share one planned arena unless --no-memory-plan is given;
       --memory-report prints the plan (arena, bytes without a plan, lower bound, peak);
       --max-memory BYTES fails the build when the static arena needs more.
@@ -167,6 +168,7 @@ Args parse(int argc, char** argv, int first) {
       else if (what != "exe") usage_error(fmt::format("--emit expects exe or lib, got '{}'", what));
     }
     else if (is("--class")) a.build.lib_class = value(i, "--class");
+    else if (is("--cxx")) a.build.cxx = value(i, "--cxx");
     else if (arg == "--all-attrs") a.all_attrs = true;
     else if (arg.size() > 1 && arg[0] == '-') usage_error(fmt::format("unknown option '{}'", arg));
     else a.positional.push_back(arg);

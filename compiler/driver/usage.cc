@@ -52,6 +52,7 @@ const std::vector<CmdFlag>& cmd_flags() {
       {"--emit", {"build"}},                {"--class", {"build"}},
       {"--no-memory-plan", {"build", "emit", "opt"}}, {"--memory-report", {"build", "emit"}},
       {"--max-memory", {"build", "emit"}},
+      {"--cxx", {"build"}},
   };
   return k;
 }
