@@ -9,6 +9,7 @@
 #include "compiler/analysis/shape_infer.h"
 #include "compiler/driver/build.h"
 #include "compiler/driver/dump.h"
+#include "compiler/driver/embedded_clang.h"
 #include "compiler/driver/op_doc.h"
 #include "compiler/driver/frontend.h"
 #include "compiler/driver/usage.h"
@@ -195,6 +196,9 @@ int main(int argc, char** argv) {
   }
   if (cmd == "--version") {
     fmt::print("fluidc {}\n", fluidc::kFluidcVersion);
+    // Which compiler `fluidc build` uses by default (without --cxx or $CXX).
+    if (fluidc::embedded_clang_built()) fmt::print("embedded compiler: {}\n", fluidc::embedded_clang_version());
+    else fmt::print("embedded compiler: none (clang++ or $CXX compiles generated code)\n");
     return 0;
   }
   try {
