@@ -22,6 +22,7 @@
 #include "compiler/driver/frontend.h"
 #include "compiler/codegen/target.h"
 #include "compiler/driver/compile_exec.h"
+#include "compiler/driver/pch_cache.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/driver/usage.h"
 #include "compiler/version.h"
@@ -256,8 +257,11 @@ int run_commands(const Compiler& compiler, const std::vector<std::vector<std::st
 
 // Builds the recipe: one compile-and-link command, or, when the program came
 // in several translation units, each compiled in parallel and then linked.
+// With a precompiled header (the embedded compiler; pch_cache.h), the generated C++ is always compiled to
+// objects first, so that params.S, linked by the last command, is not handed a C++ header.
 int compile_and_link(const Compiler& compiler, const Prepared& p, const BuildRecipe& recipe, bool verbose) {
-  if (p.program.shards.empty()) return run_compile(compiler, target().compile_command(recipe), verbose);
+  const std::string pch = precompiled_header(compiler, target(), recipe, verbose);
+  if (p.program.shards.empty() && pch.empty()) return run_compile(compiler, target().compile_command(recipe), verbose);
   std::vector<std::vector<std::string>> compiles;
   std::vector<std::string> inputs;
   const size_t units = 1 + p.program.shards.size();  // model.cc, then the shards, lead recipe.sources
@@ -269,6 +273,7 @@ int compile_and_link(const Compiler& compiler, const Prepared& p, const BuildRec
     }
     inputs.push_back(recipe.source_dir + "/" + source + ".o");
     compiles.push_back(target().object_command(recipe, source, inputs.back()));
+    if (!pch.empty()) use_precompiled_header(compiles.back(), pch);
   }
   if (int rc = run_commands(compiler, compiles, parallel_jobs(), verbose); rc != 0) return rc;
   return run_compile(compiler, target().link_command(recipe, inputs), verbose);

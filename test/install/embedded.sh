@@ -9,7 +9,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$fluidc" --version | grep -q "^embedded compiler: .*clang" || { echo "SKIP: fluidc built without the embedded Clang"; exit 77; }
 command -v clang++ > /dev/null || { echo "SKIP: no clang++ to compare with"; exit 77; }
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
-unset CXX  # the default compiler is the embedded one only without $CXX
+unset CXX FLUIDC_NO_PCH  # the default compiler is the embedded one only without $CXX
+export XDG_CACHE_HOME=$work/cache  # its precompiled headers
 fx=$src/test/fixtures mlp=$src/examples/mlp_classifier
 python3 "$src/tools/gen_scaling_programs.py" chain 2600 chain.pbtxt  # > 8 methods of 256 ops: model_shard*.cc
 
@@ -34,6 +35,21 @@ FLUIDC_CXXFLAGS=-O1 both mlp_O1 "$mlp/model.pdmodel" --params "$mlp/model.pdipar
 "$fluidc" build "$mlp/model.pdmodel" --params "$mlp/model.pdiparams" --emit lib --cxx clang++ -o ext_lib/libmlp.a
 cmp emb_lib/libmlp.a ext_lib/libmlp.a || fail "--emit lib: the embedded compiler's archive differs from clang++'s"
 echo "same: --emit lib"
+
+# The precompiled header: built once, then used; without it the same bytes again.
+ls cache/fluidc/*/pch > /dev/null || fail "no precompiled header in $work/cache/fluidc"
+"$fluidc" build "$mlp/model.pdmodel" --params "$mlp/model.pdiparams" -v -o pch_infer 2> pch.log
+grep -q "^\[pch\] using" pch.log || fail "the cached precompiled header was not used: $(grep pch pch.log)"
+FLUIDC_NO_PCH=1 "$fluidc" build "$mlp/model.pdmodel" --params "$mlp/model.pdiparams" -v -o nopch_infer 2> nopch.log
+grep -q "^\[pch\] not used: FLUIDC_NO_PCH" nopch.log || fail "FLUIDC_NO_PCH=1 did not turn the precompiled header off"
+cmp pch_infer nopch_infer && cmp pch_infer ext_mlp_infer || fail "the precompiled header changes the binary"
+# A header it read has changed (its recorded size and time no longer match): the entry is rebuilt, not used.
+entry=$(dirname "$(sed -n 's/^\[pch\] using //p' pch.log)")
+sed -i '2s/\t.*/\t1 1.000000000/' "$entry/inputs"
+"$fluidc" build "$mlp/model.pdmodel" --params "$mlp/model.pdiparams" -v -o stale_infer 2> stale.log
+grep -q "^\[pch\] building .*changed" stale.log || fail "a stale precompiled header was not rebuilt: $(grep pch stale.log)"
+cmp stale_infer ext_mlp_infer || fail "the rebuilt precompiled header changes the binary"
+echo "ok: precompiled header cached, used, and changes nothing"
 
 # No compiler on $PATH: only the linker and the archiver (binutils) are left.
 mkdir -p bare
