@@ -75,4 +75,17 @@ set -e
 grep -q "no_such_header.h" err.txt || fail "the embedded Clang's diagnostic is missing: $(cat err.txt)"
 grep -q "the embedded Clang failed" err.txt || fail "fluidc does not say which compiler failed: $(cat err.txt)"
 [ ! -e broken ] || fail "a failed build left its output behind"
+# Clang itself crashing (its debugging pragma): the forked child dies, fluidc reports it and exits 3.
+echo '#pragma clang __debug crash' > crash.h
+set +e
+FLUIDC_CXXFLAGS="-include $work/crash.h" "$fluidc" build "$mlp/model.pdmodel" -o crashed > crash.log 2>&1
+rc=$?
+set -e
+[ "$rc" = 3 ] && grep -q "the embedded Clang failed" crash.log || fail "a crash in Clang: fluidc exited $rc: $(tail -3 crash.log)"
+# --cxx is for `fluidc build` only.
+set +e
+"$fluidc" emit "$mlp/model.pdmodel" --cxx clang++ -o emitted 2> /dev/null
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "fluidc emit --cxx: exit $rc, not the usage error 2"
 echo "ok: embedded compiler: same bytes as clang++ on every case, no compiler needed, errors reported"
