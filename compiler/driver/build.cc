@@ -376,8 +376,20 @@ void build_library(const BuildOptions& o) {
                                what, rc));
   };
   std::vector<std::string> objects;
-  const auto compiles = target().object_commands(recipe, &objects);
+  auto compiles = target().object_commands(recipe, &objects);
   const Compiler compiler = choose_compiler(o.cxx);
+  // The precompiled header (pch_cache.h), made with the library's own (-fPIC) command, for the
+  // generated program's sources: model.cc and its shards lead recipe.sources.
+  auto library_command = [&](const BuildRecipe& r, const std::string& source, const std::string& object) {
+    BuildRecipe one = r;
+    one.sources = {source};
+    std::vector<std::string> outs;
+    std::vector<std::string> cmd = target().object_commands(one, &outs).front();
+    std::replace(cmd.begin(), cmd.end(), outs.front(), object);
+    return cmd;
+  };
+  if (const std::string pch = precompiled_header(compiler, target(), recipe, o.verbose, library_command); !pch.empty())
+    for (size_t i = 0; i < 1 + p.program.shards.size(); ++i) use_precompiled_header(compiles[i], pch);
   if (int rc = run_commands(compiler, compiles, parallel_jobs(), o.verbose); rc != 0)
     failed(compiler.describe() + " on generated code", rc);
   // One archive: the program's objects, then every member of the runtime's archives (the linker

@@ -125,8 +125,8 @@ void prune(const fs::path& root) {
 }
 
 // Builds the entry's PCH and its input list; "" on success, else why not.
-std::string build_entry(const Compiler& compiler, const Target& target, const BuildRecipe& recipe, const fs::path& entry,
-                        const std::string& header, bool verbose) {
+std::string build_entry(const Compiler& compiler, const CompileCommandFn& command, const BuildRecipe& recipe,
+                        const fs::path& entry, const std::string& header, bool verbose) {
   fs::create_directories(entry);
   // Its text is part of the key, and its time is fixed: two fluidc processes building one entry at once
   // write the same file, so neither invalidates the PCH the other built (a PCH records its inputs' times).
@@ -141,7 +141,7 @@ std::string build_entry(const Compiler& compiler, const Target& target, const Bu
   r.source_dir = entry.string();
   const std::string partial = (entry / fmt::format("pch.{}.partial", getpid())).string();
   const std::string deps = (entry / fmt::format("deps.{}.partial", getpid())).string();
-  std::vector<std::string> cmd = target.object_command(r, kHeader, partial);
+  std::vector<std::string> cmd = command(r, kHeader, partial);
   cmd.insert(cmd.end(), {"-MD", "-MF", deps});
   const int rc = run_compile(compiler, cmd, verbose);
   if (rc != 0) {
@@ -164,8 +164,13 @@ void use_precompiled_header(std::vector<std::string>& cmd, const std::string& pc
   cmd.insert(c == cmd.end() ? cmd.end() : c, {"-include-pch", pch});
 }
 
-std::string precompiled_header(const Compiler& compiler, const Target& target, const BuildRecipe& recipe, bool verbose) {
+std::string precompiled_header(const Compiler& compiler, const Target& target, const BuildRecipe& recipe, bool verbose,
+                               const CompileCommandFn& command_fn) {
   if (!compiler.embedded()) return "";
+  const CompileCommandFn command =
+      command_fn ? command_fn : [&](const BuildRecipe& r, const std::string& s, const std::string& o) {
+        return target.object_command(r, s, o);
+      };
   auto skip = [&](const std::string& why) {
     if (verbose) fmt::print(stderr, "[pch] not used: {}\n", why);
     return std::string();
@@ -174,9 +179,9 @@ std::string precompiled_header(const Compiler& compiler, const Target& target, c
   // The flags, with the paths that differ from build to build left out: the key.
   BuildRecipe probe = recipe;
   probe.source_dir = "/fluidc-pch";
-  std::vector<std::string> flags = target.object_command(probe, kHeader, "/fluidc-pch/pch");
+  std::vector<std::string> flags = command(probe, kHeader, "/fluidc-pch/pch");
   std::vector<std::string> mapped;
-  for (const auto& a : target.object_command(recipe, kHeader, "pch"))
+  for (const auto& a : command(recipe, kHeader, "pch"))
     if (a.rfind("-ffile-prefix-map=", 0) == 0) mapped.push_back(a.substr(18, a.rfind('=') - 18));
   std::erase_if(flags, [](const std::string& a) { return a.rfind("-ffile-prefix-map=", 0) == 0; });
   for (const auto& a : flags)
@@ -192,7 +197,7 @@ std::string precompiled_header(const Compiler& compiler, const Target& target, c
     if (!entry_valid(entry, mapped, why)) {
       if (why.find("prefix-mapped") != std::string::npos) return skip(why);
       if (verbose) fmt::print(stderr, "[pch] building {} ({})\n", (entry / "pch").string(), why);
-      if (std::string failed = build_entry(compiler, target, recipe, entry, header, verbose); !failed.empty())
+      if (std::string failed = build_entry(compiler, command, recipe, entry, header, verbose); !failed.empty())
         return skip(failed);
       if (!entry_valid(entry, mapped, why)) return skip(why);
       prune(root);

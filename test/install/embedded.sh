@@ -34,6 +34,9 @@ FLUIDC_CXXFLAGS=-O1 both mlp_O1 "$mlp/model.pdmodel" --params "$mlp/model.pdipar
 "$fluidc" build "$mlp/model.pdmodel" --params "$mlp/model.pdiparams" --emit lib -o emb_lib/libmlp.a
 "$fluidc" build "$mlp/model.pdmodel" --params "$mlp/model.pdiparams" --emit lib --cxx clang++ -o ext_lib/libmlp.a
 cmp emb_lib/libmlp.a ext_lib/libmlp.a || fail "--emit lib: the embedded compiler's archive differs from clang++'s"
+"$fluidc" build "$mlp/model.pdmodel" --params "$mlp/model.pdiparams" --emit lib -v -o emb_lib2/libmlp.a 2> lib.log
+grep -q "^\[pch\] using" lib.log || fail "--emit lib did not use its precompiled header: $(grep pch lib.log)"
+cmp emb_lib2/libmlp.a ext_lib/libmlp.a || fail "--emit lib: the precompiled header changes the archive"
 echo "same: --emit lib"
 
 # The precompiled header: built once, then used; without it the same bytes again.
