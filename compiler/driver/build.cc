@@ -22,6 +22,8 @@
 #include "compiler/codegen/lib_header.h"
 #include "compiler/driver/frontend.h"
 #include "compiler/codegen/target.h"
+#include "compiler/driver/compile_exec.h"
+#include "compiler/driver/pch_cache.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/driver/usage.h"
 #include "compiler/ops/registry.h"
@@ -268,24 +270,6 @@ BuildRecipe write_sources(const Prepared& p, const fs::path& dir, const BuildOpt
   return r;
 }
 
-pid_t spawn_command(const std::vector<std::string>& argv, bool verbose) {
-  if (verbose) fmt::print(stderr, "{}\n", fmt::join(argv, " "));
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid;
-  if (posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0)
-    user_error(fmt::format("cannot run the C++ compiler '{}' (set $CXX to choose another)", argv[0]));
-  return pid;
-}
-
-int run_command(const std::vector<std::string>& argv, bool verbose) {
-  const pid_t pid = spawn_command(argv, verbose);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 // Where the generated sources go: --save-temps DIR, or a new temporary
 // directory the caller removes.
 fs::path sources_dir(const BuildOptions& o) {
@@ -304,7 +288,7 @@ size_t parallel_jobs() {
 
 // Runs the commands, at most `jobs` at a time; the first failure's exit
 // status (the others still finish), else 0.
-int run_commands(const std::vector<std::vector<std::string>>& cmds, size_t jobs, bool verbose) {
+int run_commands(const Compiler& compiler, const std::vector<std::vector<std::string>>& cmds, size_t jobs, bool verbose) {
   std::vector<pid_t> running;
   int rc = 0;
   auto wait_one = [&] {
@@ -312,12 +296,12 @@ int run_commands(const std::vector<std::vector<std::string>>& cmds, size_t jobs,
     const pid_t pid = waitpid(-1, &status, 0);
     if (pid < 0) internal_error("lost track of a compile process");
     running.erase(std::remove(running.begin(), running.end(), pid), running.end());
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     if (rc == 0) rc = code;
   };
   for (const auto& argv : cmds) {
     while (running.size() >= jobs) wait_one();
-    running.push_back(spawn_command(argv, verbose));
+    running.push_back(start_compile(compiler, argv, verbose));
   }
   while (!running.empty()) wait_one();
   return rc;
@@ -325,8 +309,11 @@ int run_commands(const std::vector<std::vector<std::string>>& cmds, size_t jobs,
 
 // Builds the recipe: one compile-and-link command, or, when the program came
 // in several translation units, each compiled in parallel and then linked.
-int compile_and_link(const Prepared& p, const BuildRecipe& recipe, bool verbose) {
-  if (p.program.shards.empty()) return run_command(target().compile_command(recipe), verbose);
+// With a precompiled header (the embedded compiler; pch_cache.h), the generated C++ is always compiled to
+// objects first, so that params.S, linked by the last command, is not handed a C++ header.
+int compile_and_link(const Compiler& compiler, const Prepared& p, const BuildRecipe& recipe, bool verbose) {
+  const std::string pch = precompiled_header(compiler, target(), recipe, verbose);
+  if (p.program.shards.empty() && pch.empty()) return run_compile(compiler, target().compile_command(recipe), verbose);
   std::vector<std::vector<std::string>> compiles;
   std::vector<std::string> inputs;
   const size_t units = 1 + p.program.shards.size();  // model.cc, then the shards, lead recipe.sources
@@ -338,9 +325,10 @@ int compile_and_link(const Prepared& p, const BuildRecipe& recipe, bool verbose)
     }
     inputs.push_back(recipe.source_dir + "/" + source + ".o");
     compiles.push_back(target().object_command(recipe, source, inputs.back()));
+    if (!pch.empty()) use_precompiled_header(compiles.back(), pch);
   }
-  if (int rc = run_commands(compiles, parallel_jobs(), verbose); rc != 0) return rc;
-  return run_command(target().link_command(recipe, inputs), verbose);
+  if (int rc = run_commands(compiler, compiles, parallel_jobs(), verbose); rc != 0) return rc;
+  return run_compile(compiler, target().link_command(recipe, inputs), verbose);
 }
 
 // run_command with standard input read from `input` (the archiver's MRI script).
@@ -376,17 +364,18 @@ void build_executable(const BuildOptions& o) {
   if (o.emit_lib) return build_library(o);
   if (o.output.empty()) usage_error("fluidc build needs -o OUT");
   if (!o.emit_main) usage_error("--no-main makes sources to link into other code: use `fluidc emit`");
+  const Compiler compiler = choose_compiler(o.cxx);
   Prepared p = prepare(o);
   const bool temp = o.save_temps.empty();
   const fs::path dir = sources_dir(o);
   BuildRecipe recipe = write_sources(p, dir, o);
   recipe.output = fs::absolute(o.output).string();
-  int rc = compile_and_link(p, recipe, o.verbose);
+  int rc = compile_and_link(compiler, p, recipe, o.verbose);
   if (temp) fs::remove_all(dir);
   if (rc != 0)
-    internal_error(fmt::format("the C++ compiler failed on generated code (exit {}); rerun with --save-temps DIR -v "
+    internal_error(fmt::format("{} failed on generated code (exit {}); rerun with --save-temps DIR -v "
                                "to keep the sources and see the command",
-                               rc));
+                               compiler.describe(), rc));
 }
 
 std::string server_path(const std::string& output, size_t server, bool startup) {
@@ -454,8 +443,22 @@ void build_library(const BuildOptions& o) {
                                what, rc));
   };
   std::vector<std::string> objects;
-  const auto compiles = target().object_commands(recipe, &objects);
-  if (int rc = run_commands(compiles, parallel_jobs(), o.verbose); rc != 0) failed("the C++ compiler on generated code", rc);
+  auto compiles = target().object_commands(recipe, &objects);
+  const Compiler compiler = choose_compiler(o.cxx);
+  // The precompiled header (pch_cache.h), made with the library's own (-fPIC) command, for the
+  // generated program's sources: model.cc and its shards lead recipe.sources.
+  auto library_command = [&](const BuildRecipe& r, const std::string& source, const std::string& object) {
+    BuildRecipe one = r;
+    one.sources = {source};
+    std::vector<std::string> outs;
+    std::vector<std::string> cmd = target().object_commands(one, &outs).front();
+    std::replace(cmd.begin(), cmd.end(), outs.front(), object);
+    return cmd;
+  };
+  if (const std::string pch = precompiled_header(compiler, target(), recipe, o.verbose, library_command); !pch.empty())
+    for (size_t i = 0; i < 1 + p.program.shards.size(); ++i) use_precompiled_header(compiles[i], pch);
+  if (int rc = run_commands(compiler, compiles, parallel_jobs(), o.verbose); rc != 0)
+    failed(compiler.describe() + " on generated code", rc);
   // One archive: the program's objects, then every member of the runtime's archives (the linker
   // takes only the members the program needs).
   const fs::path archive = dir / fs::path(o.output).filename();

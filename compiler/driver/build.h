@@ -39,6 +39,9 @@ struct BuildOptions {
   bool emit_lib = false;
   std::string lib_class;      ///< --class NS::Name
   std::string target = "cpu"; ///< --target cpu|cuda (docs/cuda.md)
+  /// --cxx PATH: compile generated code with this external compiler (else
+  /// $CXX, else the embedded Clang when fluidc has it; compile_exec.h).
+  std::string cxx;
 };
 
 /// The side-table files `fluidc opt` writes beside its output OUT: the fuse

@@ -9,6 +9,7 @@
 #include "compiler/analysis/shape_infer.h"
 #include "compiler/driver/build.h"
 #include "compiler/driver/dump.h"
+#include "compiler/driver/embedded_clang.h"
 #include "compiler/driver/op_doc.h"
 #include "compiler/driver/frontend.h"
 #include "compiler/driver/usage.h"
@@ -28,7 +29,8 @@ usage:
       --params embeds weights (combined .pdiparams or per-variable directory) as the
       binary's default. --fetch adds variables the binary writes out (any tensor of
       block 0, e.g. gradients). Chains of elementwise ops become single loops unless
-      --no-fuse is given. Uses clang++ unless $CXX is set.
+      --no-fuse is given. Compiles in-process with the Clang built into fluidc (when it
+      has one; else clang++), or with --cxx PATH (default: $CXX when set) as a process.
       Block-0 temporaries share one planned arena unless --no-memory-plan is given;
       --memory-report prints the plan (arena, bytes without a plan, lower bound, peak);
       --max-memory BYTES fails the build when the static arena needs more.
@@ -202,6 +204,7 @@ Args parse(int argc, char** argv, int first) {
       po.distribute_options.min_block_size = integer(value(i, "--min-block-size"), "--min-block-size");
     else if (arg == "--collective") po.distribute_options.mode = fluidc::DistributeOptions::Mode::kCollective;
     else if (is("--nranks")) po.distribute_options.nranks = static_cast<int>(integer(value(i, "--nranks"), "--nranks"));
+    else if (is("--cxx")) a.build.cxx = value(i, "--cxx");
     else if (arg == "--all-attrs") a.all_attrs = true;
     else if (arg.size() > 1 && arg[0] == '-') usage_error(fmt::format("unknown option '{}'", arg));
     else a.positional.push_back(arg);
@@ -228,6 +231,9 @@ int main(int argc, char** argv) {
   }
   if (cmd == "--version") {
     fmt::print("fluidc {}\n", fluidc::kFluidcVersion);
+    // Which compiler `fluidc build` uses by default (without --cxx or $CXX).
+    if (fluidc::embedded_clang_built()) fmt::print("embedded compiler: {}\n", fluidc::embedded_clang_version());
+    else fmt::print("embedded compiler: none (clang++ or $CXX compiles generated code)\n");
     return 0;
   }
   try {

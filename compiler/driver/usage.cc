@@ -58,6 +58,7 @@ const std::vector<CmdFlag>& cmd_flags() {
       {"--pservers", {"opt"}}, {"--trainers", {"opt"}}, {"--trainer-id", {"opt"}}, {"--sync", {"opt"}},
       {"--async", {"opt"}}, {"--min-block-size", {"opt"}}, {"--collective", {"opt"}}, {"--nranks", {"opt"}},
       {"--target", {"build", "emit"}},
+      {"--cxx", {"build"}},
   };
   return k;
 }
