@@ -109,6 +109,7 @@ class CudaTarget final : public Target {
     return def.has(ops::kFeed) || def.has(ops::kFetch) || def.emit_cuda || kernels::cuda::has_kernel(def.type);
   }
   bool uses_host_plans() const override { return false; }
+  std::string own_compiler() const override { return toolchain().nvcc; }
   const char* model_base_class() const override { return "fluidc::cu::CudaModel"; }
   const char* run_method() const override { return "step"; }
   const char* startup_method() const override { return "startup_step"; }

@@ -103,6 +103,10 @@ class Target {
   /// Whether the fuse pass's chains and the memory plan apply (the CPU
   /// emitter writes both as host loops and host arenas).
   virtual bool uses_host_plans() const { return true; }
+  /// A compiler the target's commands always run as a process (nvcc), or ""
+  /// when they are C++ compiles that the driver may give to the compiler it
+  /// chooses (the embedded Clang, --cxx, $CXX; compiler/driver/compile_exec.h).
+  virtual std::string own_compiler() const { return ""; }
 };
 
 /// The generic kernel call `NS<type>(inputs..., outputs..., attrs);` of the

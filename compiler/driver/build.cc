@@ -364,8 +364,9 @@ void build_executable(const BuildOptions& o) {
   if (o.emit_lib) return build_library(o);
   if (o.output.empty()) usage_error("fluidc build needs -o OUT");
   if (!o.emit_main) usage_error("--no-main makes sources to link into other code: use `fluidc emit`");
-  const Compiler compiler = choose_compiler(o.cxx);
   Prepared p = prepare(o);
+  // nvcc (the CUDA target) runs as itself; C++ goes to the compiler the options choose.
+  const Compiler compiler = target().own_compiler().empty() ? choose_compiler(o.cxx) : Compiler{target().own_compiler()};
   const bool temp = o.save_temps.empty();
   const fs::path dir = sources_dir(o);
   BuildRecipe recipe = write_sources(p, dir, o);
