@@ -77,11 +77,17 @@ function(add_fluid_program name)
     if(NOT F_TARGET STREQUAL "cuda")
       message(FATAL_ERROR "add_fluid_program(${name}): TARGET must be cpu or cuda, not '${F_TARGET}'")
     endif()
-    # Passed through once fluidc has a --target flag; refused clearly until then.
+    # Passed through once fluidc has a --target flag and the install carries the CUDA runtime
+    # (docs/cuda.md: not installed yet); refused clearly until then.
     _fluidc_help(help)
     if(NOT help MATCHES "--target")
       message(FATAL_ERROR "add_fluid_program(${name}): TARGET cuda: this fluidc has no CUDA target "
                           "(no `--target` flag); only TARGET cpu is available")
+    endif()
+    if(NOT EXISTS "${FLUIDC_LIB_DIR}/libfluidc_cuda_kernels.a")
+      message(FATAL_ERROR "add_fluid_program(${name}): TARGET cuda: this fluidc was installed without its CUDA "
+                          "runtime (${FLUIDC_LIB_DIR}/libfluidc_cuda_kernels.a); only TARGET cpu is available "
+                          "(docs/cuda.md)")
     endif()
     list(APPEND args --target ${F_TARGET})
   endif()
