@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 import bench
+from rss_report import BASELINES, KIB, arena_bytes, render_table
 from workloads import MODELS
 
 ROOT = bench.ROOT
@@ -22,13 +23,6 @@ ROOT = bench.ROOT
 # train step of it needs tens of GB of activations and minutes per step on this machine.
 ROWS = {"mlp": "MLP 784-512-256-10 (Adam)", "lenet": "LeNet-5 (Momentum)", "resnet18": "ResNet-18 (Momentum)"}
 SYSTEMS = ("fluidc_plan", "fluidc_no_plan", "paddle", "torch")
-LABELS = {"fluidc_plan": "fluidc, memory plan", "fluidc_no_plan": "fluidc, --no-memory-plan",
-          "paddle": "Paddle Executor (default GC)", "torch": "PyTorch eager",
-          }
-BASELINES = {"python_numpy": "import numpy", "paddle": "import numpy, paddle", "torch": "import numpy, torch"}
-# The issue's targets: the planned trainer's raw peak at least this fraction below each of these.
-TARGETS = {"fluidc_no_plan": 0.40, "paddle": 0.30, "torch": 0.30}
-KIB = 1024
 
 
 # ---------------------------------------------------------------- one child, measured
@@ -134,18 +128,6 @@ def child_main(args):
 
 # ---------------------------------------------------------------- the parent
 
-def arena_bytes(report, batch):
-    """{planned arena bytes, the same variables' bytes without a plan, the lower bound} at this batch, from
-    `fluidc build --memory-report`: the static arena plus the per-batch arena times the batch."""
-    out = {"arena_bytes": 0, "unplanned_bytes": 0, "lower_bound_bytes": 0}
-    pattern = r"(static|per-batch) arena: (\d+) bytes.*\n\s*without a plan (\d+) bytes(?: x N)?, lower bound (\d+)"
-    for kind, *nums in re.findall(pattern, report):
-        k = batch if kind == "per-batch" else 1
-        for key, n in zip(out, nums):
-            out[key] += int(n) * k
-    return out
-
-
 def prepare(model, args, work, fluidc):
     """Writes the model's programs, weights and data for the children and builds the two trainers;
     returns (the children's commands per system, facts about the row, fluidc's build error or None)."""
@@ -216,72 +198,11 @@ def measure_baselines(args, env, work_root):
     out = {}
     for kind in BASELINES:
         cmd = [sys.executable, Path(__file__).resolve(), "--child", f"import_{kind}"]
-        rss = [measured_child(cmd, env, work_root / f"import_{kind}.log")[1] for _ in range(args.reps)]
-        out[kind] = bench.median_minmax(rss)
+        runs = sorted((measured_child(cmd, env, work_root / f"import_{kind}.log")[1:] for _ in range(args.reps)),
+                      key=lambda r: r[0])
+        out[kind] = dict(bench.median_minmax([r[0] for r in runs]), at_peak_kib=runs[len(runs) // 2][1])
         print(f"baseline {BASELINES[kind]}: {out[kind]['median'] / KIB:.1f} MiB", file=sys.stderr)
     return out
-
-
-def verdicts(entry):
-    """{peer: (fraction the planned trainer's raw peak is below the peer's, the target, met)}."""
-    sys_ = entry["systems"]
-    if "fluidc_plan" not in sys_:
-        return {}
-    plan = sys_["fluidc_plan"]["peak_rss_kib"]["median"]
-    out = {}
-    for peer, target in TARGETS.items():
-        if peer in sys_:
-            below = 1 - plan / sys_[peer]["peak_rss_kib"]["median"]
-            out[peer] = (below, target, below >= target)
-    return out
-
-
-def render_table(results):
-    mib = lambda kib: kib / KIB
-    cell = lambda e, f=mib, fmt="{:.1f}": (f"{fmt.format(f(e['median']))} [{fmt.format(f(e['min']))}-"
-                                          f"{fmt.format(f(e['max']))}]")
-    base = results["baselines"]
-    lines = [f"batch {results['batch']}, {results['steps']} timed steps per child, {results['reps']} children per "
-             f"system (interleaved), {results['threads']} thread(s); Paddle {results['paddle']}, PyTorch "
-             f"{results['torch']}; {results['machine']}, {results['cpus']} CPUs{results['note']}",
-             "peak RSS in MiB (/usr/bin/time %M of the child), median [min-max]; step time in ms, median [min-max] of "
-             "the children's mean step times", "",
-             "| workload | system | peak RSS | framework import | peak − import | step (ms) | fluidc (plan) below "
-             "this, raw peak |",
-             "|---|---|---|---|---|---|---|"]
-    for title, e in results["workloads"].items():
-        v = verdicts(e)
-        for system, s in e["systems"].items():
-            imp = base.get(system)
-            peak = s["peak_rss_kib"]["median"]
-            vs = (f"{100 * v[system][0]:.0f}% (target ≥{100 * v[system][1]:.0f}%: "
-                  f"{'met' if v[system][2] else 'missed'})" if system in v else "-")
-            imp_cell = f"{mib(imp['median']):.1f}" if imp else "-"
-            net_cell = f"{mib(peak - imp['median']):.1f}" if imp else f"{mib(peak):.1f}"
-            lines.append(f"| {title} | {LABELS[system]} | {cell(s['peak_rss_kib'])} | {imp_cell} | {net_cell} | "
-                         f"{cell(s['ms'], lambda x: x, '{:.3g}')} | {vs} |")
-        if "fluidc_error" in e:
-            lines.append(f"| {title} | fluidc | could not build: {e['fluidc_error']} | | | | |")
-    lines += ["", f"baseline children: " + ", ".join(f"{BASELINES[k]} {mib(v['median']):.1f} MiB"
-                                                     for k, v in base.items()), "",
-              "Where fluidc's peak goes: the split of the trainer's largest sampled VmRSS (/proc/PID/status), "
-              "and the bytes the program and the data account for (MiB); the rest of RssAnon is not attributed "
-              "here (the fed batch, buffers of the startup and parameter loading, the allocator, stacks):", "",
-              "| workload | system | RssFile (code) | RssAnon | data in memory | persistables | planned tensors "
-              "(lower bound) | rest of RssAnon |",
-              "|---|---|---|---|---|---|---|---|"]
-    for title, e in results["workloads"].items():
-        f = e["facts"]
-        for system, key in (("fluidc_plan", "arena_bytes"), ("fluidc_no_plan", "unplanned_bytes")):
-            if system not in e["systems"] or key not in f:
-                continue
-            at = e["systems"][system]["at_peak_kib"]
-            anon = at.get("RssAnon", 0) * KIB
-            rest = anon - f["data_bytes"] - f["persistable_bytes"] - f[key]
-            lines.append(f"| {title} | {LABELS[system]} | {mib(at.get('RssFile', 0)):.1f} | {anon / 2**20:.1f} | "
-                         f"{f['data_bytes'] / 2**20:.1f} | {f['persistable_bytes'] / 2**20:.1f} | "
-                         f"{f[key] / 2**20:.1f} ({f['lower_bound_bytes'] / 2**20:.1f}) | {rest / 2**20:.1f} |")
-    return "\n".join(lines)
 
 
 def main():
