@@ -9,7 +9,7 @@
 # judged on it) and the peak minus that baseline.
 # usage: python3 bench/memory_rss.py [--reps N] [--batch N] [--steps N] [--threads N] [--only mlp,lenet]
 #        (run it through `bash bench/run.sh --rss ...` to get the peers installed and fluidc built first)
-import argparse, json, os, platform, re, statistics, subprocess, sys, tempfile, threading, time
+import argparse, json, os, platform, re, shutil, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 
 import numpy as np
@@ -217,6 +217,8 @@ def main():
     ap.add_argument("--fluidc", default=str(bench.FLUIDC))
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "memory_rss.json"))
     ap.add_argument("--note", default="", help="appended to the table's first line (e.g. 'machine shared')")
+    ap.add_argument("--keep-work", action="store_true", help="keep the temporary directory (programs, trainers, "
+                                                                 "children's logs) and print its path")
     ap.add_argument("--child", help=argparse.SUPPRESS)  # the parent's way of running one system
     ap.add_argument("--work", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -238,10 +240,16 @@ def main():
                "paddle": paddle.__version__, "torch": torch_version, "note": args.note,
                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "workloads": {}}
     work_root = Path(tempfile.mkdtemp(prefix="fluidc-rss-"))
-    results["baselines"] = measure_baselines(args, env, work_root)
-    for model in (m for m in MODELS if m.name in wanted):
-        title = f"{ROWS[model.name]} train step, batch {args.batch}"
-        results["workloads"][title] = measure_row(model, args, env, Path(args.fluidc), work_root)
+    try:
+        results["baselines"] = measure_baselines(args, env, work_root)
+        for model in (m for m in MODELS if m.name in wanted):
+            title = f"{ROWS[model.name]} train step, batch {args.batch}"
+            results["workloads"][title] = measure_row(model, args, env, Path(args.fluidc), work_root)
+    finally:
+        if args.keep_work:
+            print(f"work directory kept: {work_root}", file=sys.stderr)
+        else:
+            shutil.rmtree(work_root, ignore_errors=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
     print(render_table(results))
