@@ -114,6 +114,12 @@ def fluidc_train(exe, prog, data, batch, steps, work, env):
     # interval's rate is the steady state (the first pays oneDNN's JIT and
     # first-touch page faults, which the peers' warm-up step also excludes).
     out = run(trainer_args(exe, prog, data, batch, 2 * steps, work) + ["--log-every", steps], env)
+    return fluidc_steady_ms(out)
+
+
+def fluidc_steady_ms(out):
+    """ms per step of the last logging interval before "done:" in a trainer's output (fluidc_train's
+    second interval: the steady state); also read by bench/memory_rss.py."""
     rate = float(re.findall(r"([0-9.]+) steps/s", out.split("done:")[0])[-1])
     return 1e3 / rate
 
