@@ -88,7 +88,14 @@ class Model {
   /// load-time ops, e.g. batch-norm-folded weights) are computed on the
   /// first run() and kept; call this after changing any persistable tensor
   /// from outside (loading other parameters) so the next run() recomputes them.
-  void parameters_changed() { load_time_done_ = false; }
+  void parameters_changed() {
+    load_time_done_ = false;
+    host_state_changed_ = true;
+  }
+  /// Device targets (runtime/cuda) copy every persistable back into the
+  /// tensors tensor() returns; the drivers call it before reading them for
+  /// a checkpoint. On the CPU they are the state itself: nothing to do.
+  virtual void sync_to_host() {}
 
  protected:
   /// `slots` lists the instance's tensors in VarBinding::slot order.
@@ -98,6 +105,9 @@ class Model {
   bool check_nan_ = false;
   /// The load-time ops have run since the parameters last changed.
   bool load_time_done_ = false;
+  /// Persistables were written from outside since parameters_changed() was
+  /// last acted on (a device target uploads them before the next step).
+  bool host_state_changed_ = true;
 
  private:
   const ModelInfo& info_;

@@ -150,6 +150,7 @@ int64_t load_data(const ModelInfo& m, const Flags& flags, std::vector<Tensor>& d
 // checkpoint.
 void save_state(Model& model, const Flags& flags, const TrainProgress& progress) {
   const ModelInfo& m = model.info();
+  model.sync_to_host();  // a device model's persistables live on the device during training
   std::vector<const Tensor*> state;
   for (int i = 0; i < m.num_persistables; ++i) {
     check_finite(model.tensor(m.persistables[i]), "not saving after step " + std::to_string(progress.step) + ": '" +

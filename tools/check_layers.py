@@ -15,6 +15,7 @@ import tempfile
 # folder -> the folders its files may include (besides itself). Keep in step with the CMake targets.
 ALLOWED = {
     "runtime": set(),
+    "runtime/dist": {"runtime", "proto"},  # the parameter-server runtime: gRPC stubs of proto/send_recv.proto
     "kernels": {"runtime"},
     "proto": set(),
     "compiler/support": set(),

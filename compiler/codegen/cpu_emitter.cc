@@ -169,8 +169,8 @@ class Emitter {
     out << fmt::format("}}  // namespace {}\n", ns_);
     if (opts_.emit_main)
       out << fmt::format("\nint main(int argc, char** argv) {{\n"
-                         "  return fluidc::rt::run_model_main(argc, argv, {}::model_info());\n}}\n",
-                         ns_);
+                         "  return {}(argc, argv, {}::model_info());\n}}\n",
+                         target_.main_function(), ns_);
     EmittedProgram result{out.str(), ns_, opts_.embed_params ? params_symbol(ns_) : "", {}};
     for (size_t k = 0; k < shards_.size(); ++k) result.shards.emplace_back(shard_file(k + 1), shard_source(k));
     return result;
@@ -301,18 +301,21 @@ class Emitter {
     }
     out << fmt::format("/// {} compiled: every variable a member, every block a method.\n",
                        cpp_comment_text(opts_.main_name));
-    out << "class Model final : public fluidc::rt::Model";
+    out << "class Model final : public " << target_.model_base_class();
     for (const auto& g : groups) out << ", " << g;
     out << " {\n public:\n";
-    out << fmt::format("  Model() : fluidc::rt::Model(model_info(), {}) {{}}\n", slots_.empty() ? "nullptr" : "slots_");
+    out << fmt::format("  Model() : {}(model_info(), {}) {{}}\n", target_.model_base_class(),
+                       slots_.empty() ? "nullptr" : "slots_");
     // bind_arena() after the load-time ops: those never touch planned variables.
     const std::string bind = has_memory_plan() ? "bind_arena(); " : "";
+    const std::string run = target_.run_method();
     if (has_load_time_)
-      out << "  void run() override {\n    if (!load_time_done_) {\n      main_load_time();\n"
+      out << "  void " << run << "() override {\n    if (!load_time_done_) {\n      main_load_time();\n"
              "      load_time_done_ = true;\n    }\n    " << bind << "main_block0();\n  }\n";
     else
-      out << "  void run() override { " << bind << "main_block0(); }\n";
-    out << fmt::format("  void startup() override {{{}}}\n\n private:\n", startup_ ? " startup_block0(); " : "");
+      out << "  void " << run << "() override { " << bind << "main_block0(); }\n";
+    out << fmt::format("  void {}() override {{{}}}\n\n private:\n", target_.startup_method(),
+                       startup_ ? " startup_block0(); " : "");
     for (const auto& fn : block_fns_) out << fmt::format("  void {}();\n", fn);
     // Parts of long blocks stay separate functions: the optimiser's cost
     // grows faster than linearly with a function's size.

@@ -77,15 +77,76 @@ std::set<std::string> fused_intermediates(const Program& main, const FusionPlan&
   return out;
 }
 
-void finish_arena(ArenaKind kind, std::vector<PlannedVar>& vars, ArenaStats& stats) {
+// The variables of one arena as buffers: an in-place group is one buffer
+// spanning its members (each member's index in `members`).
+std::vector<LiveBuffer> group_buffers(const std::vector<PlannedVar>& vars, ArenaKind kind,
+                                      std::vector<std::vector<size_t>>& members) {
   std::vector<LiveBuffer> bufs;
-  std::vector<size_t> idx;
-  for (size_t i = 0; i < vars.size(); ++i)
-    if (vars[i].arena == kind) {
-      bufs.push_back({vars[i].bytes, vars[i].first, vars[i].last, -1});
-      idx.push_back(i);
-      stats.unplanned += vars[i].bytes;
+  std::map<int, size_t> of_group;  // group -> its buffer
+  for (size_t i = 0; i < vars.size(); ++i) {
+    const PlannedVar& v = vars[i];
+    if (v.arena != kind) continue;
+    if (v.group > 0) {
+      if (auto it = of_group.find(v.group); it != of_group.end()) {
+        LiveBuffer& b = bufs[it->second];
+        b.first = std::min(b.first, v.first), b.last = std::max(b.last, v.last);
+        members[it->second].push_back(i);
+        continue;
+      }
+      of_group[v.group] = bufs.size();
     }
+    bufs.push_back({v.bytes, v.first, v.last, v.offset});
+    members.push_back({i});
+  }
+  return bufs;
+}
+
+// In-place reuse: at an op whose definition lets output O take input I's
+// bytes (OpDef::in_place), when I dies there and O is first written there,
+// with the same capacity in the same arena, O joins I's group. The input
+// must be bound to that slot alone (the kernel reads other slots freely).
+void group_in_place(const Program& main, std::vector<PlannedVar>& vars) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < vars.size(); ++i) index[vars[i].name] = i;
+  int groups = 0;
+  const auto& b0 = main.block(0);
+  for (int pos = 0; pos < b0.ops_size(); ++pos) {
+    const pb::OpDesc& op = b0.ops(pos);
+    const ops::OpDef* def = ops::find_op(op.type());
+    if (!def) continue;
+    for (const auto& pair : def->in_place) {
+      const auto in = op_inputs(op, pair.input), out = op_outputs(op, pair.output);
+      if (in.size() != 1 || out.size() != 1 || in[0] == out[0]) continue;
+      int bound = 0;
+      for (const auto& slot : op.inputs()) bound += static_cast<int>(std::count(slot.arguments().begin(), slot.arguments().end(), in[0]));
+      auto host_it = index.find(in[0]), guest_it = index.find(out[0]);
+      if (bound != 1 || host_it == index.end() || guest_it == index.end()) continue;
+      PlannedVar& host = vars[host_it->second];
+      PlannedVar& guest = vars[guest_it->second];
+      if (host.last != pos || guest.first != pos || guest.group != 0 || host.arena != guest.arena ||
+          host.bytes != guest.bytes)
+        continue;
+      if (host.group == 0) host.group = ++groups;
+      guest.group = host.group;
+    }
+  }
+}
+
+// The in-place groups of a plan, each group's members in order of their first op.
+std::map<int, std::vector<const PlannedVar*>> in_place_groups(const MemoryPlan& plan) {
+  std::map<int, std::vector<const PlannedVar*>> groups;
+  for (const auto& v : plan.vars)
+    if (v.group > 0) groups[v.group].push_back(&v);
+  for (auto& [g, m] : groups)
+    std::stable_sort(m.begin(), m.end(), [](const PlannedVar* a, const PlannedVar* b) { return a->first < b->first; });
+  return groups;
+}
+
+void finish_arena(ArenaKind kind, std::vector<PlannedVar>& vars, ArenaStats& stats) {
+  std::vector<std::vector<size_t>> members;
+  std::vector<LiveBuffer> bufs = group_buffers(vars, kind, members);
+  for (const auto& v : vars)
+    if (v.arena == kind) stats.unplanned += v.bytes;
   if (bufs.empty()) return;
   const Placement p = place_buffers(bufs, kArenaAlign);
   stats.size = p.arena;
@@ -93,10 +154,11 @@ void finish_arena(ArenaKind kind, std::vector<PlannedVar>& vars, ArenaStats& sta
   stats.peak_op = p.peak;
   stats.order = p.order;
   std::vector<std::pair<int64_t, std::string>> peak;
-  for (size_t k = 0; k < bufs.size(); ++k) {
-    vars[idx[k]].offset = bufs[k].offset;
-    if (bufs[k].first <= p.peak && p.peak <= bufs[k].last) peak.emplace_back(bufs[k].size, vars[idx[k]].name);
-  }
+  for (size_t k = 0; k < bufs.size(); ++k)
+    for (size_t i : members[k]) {
+      vars[i].offset = bufs[k].offset;
+      if (vars[i].first <= p.peak && p.peak <= vars[i].last) peak.emplace_back(vars[i].bytes, vars[i].name);
+    }
   std::stable_sort(peak.begin(), peak.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (const auto& [bytes, name] : peak) stats.peak_vars.push_back(name);
 }
@@ -180,6 +242,7 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
     }
     if (!planned) ++plan.owned;
   }
+  group_in_place(main, plan.vars);
   finish_arena(ArenaKind::kStatic, plan.vars, plan.fixed);
   finish_arena(ArenaKind::kPerBatch, plan.vars, plan.batch);
   std::stable_sort(plan.vars.begin(), plan.vars.end(), [](const PlannedVar& a, const PlannedVar& b) {
@@ -190,28 +253,66 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
   plan.planning_ms = 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
 #ifndef NDEBUG
   if (std::string why = validate_memory_plan(plan); !why.empty()) internal_error("memory plan: " + why);
+  if (std::string why = validate_in_place(plan, main); !why.empty()) internal_error("memory plan: " + why);
 #endif
   return plan;
 }
 
+std::vector<LiveBuffer> arena_buffers(const MemoryPlan& plan, ArenaKind kind, std::vector<std::string>* names) {
+  std::vector<std::vector<size_t>> members;
+  std::vector<LiveBuffer> bufs = group_buffers(plan.vars, kind, members);
+  if (names)
+    for (const auto& m : members) {
+      std::vector<std::string> n;
+      for (size_t i : m) n.push_back(plan.vars[i].name);
+      names->push_back(fmt::format("{}", fmt::join(n, " -> ")));
+    }
+  return bufs;
+}
+
 std::string validate_memory_plan(const MemoryPlan& plan) {
+  for (const auto& v : plan.vars)
+    if (v.bytes <= 0 || v.bytes % kArenaAlign != 0)
+      return fmt::format("{}: capacity {} is not a positive multiple of {}", v.name, v.bytes, kArenaAlign);
+  // An in-place group: one arena, offset and capacity; members one after another.
+  for (const auto& [g, group] : in_place_groups(plan)) {
+    const auto& m = group;
+    for (size_t k = 1; k < m.size(); ++k) {
+      if (m[k]->arena != m[0]->arena || m[k]->offset != m[0]->offset || m[k]->bytes != m[0]->bytes)
+        return fmt::format("in-place group {}: {} and {} differ in arena, offset or capacity", g, m[0]->name,
+                           m[k]->name);
+      if (m[k - 1]->last != m[k]->first)
+        return fmt::format("in-place group {}: {} (live {}-{}) does not hand over to {} (live {}-{}) at one op", g,
+                           m[k - 1]->name, m[k - 1]->first, m[k - 1]->last, m[k]->name, m[k]->first, m[k]->last);
+    }
+  }
   for (ArenaKind kind : {ArenaKind::kStatic, ArenaKind::kPerBatch}) {
-    std::vector<LiveBuffer> bufs;
-    std::vector<const PlannedVar*> vars;
     std::vector<std::string> names;
-    for (const auto& v : plan.vars)
-      if (v.arena == kind) {
-        bufs.push_back({v.bytes, v.first, v.last, v.offset});
-        vars.push_back(&v);
-        names.push_back(v.name);
-      }
+    const std::vector<LiveBuffer> bufs = arena_buffers(plan, kind, &names);
     const ArenaStats& s = kind == ArenaKind::kStatic ? plan.fixed : plan.batch;
-    for (const auto* v : vars)
-      if (v->bytes <= 0 || v->bytes % kArenaAlign != 0)
-        return fmt::format("{}: capacity {} is not a positive multiple of {}", v->name, v->bytes, kArenaAlign);
     std::string why = check_placement(bufs, s.size, kArenaAlign, &names);
     if (why.empty()) continue;
     return fmt::format("{} arena: {}", kind == ArenaKind::kStatic ? "static" : "per-batch", why);
+  }
+  return "";
+}
+
+std::string validate_in_place(const MemoryPlan& plan, const Program& main) {
+  for (const auto& [g, group] : in_place_groups(plan)) {
+    const auto& m = group;
+    for (size_t k = 1; k < m.size(); ++k) {
+      const int pos = m[k]->first;
+      if (pos < 0 || pos >= main.block(0).ops_size()) return fmt::format("in-place group {}: no op {}", g, pos);
+      const pb::OpDesc& op = main.block(0).ops(pos);
+      const ops::OpDef* def = ops::find_op(op.type());
+      const bool allowed = def && std::any_of(def->in_place.begin(), def->in_place.end(), [&](const auto& p) {
+        return op_inputs(op, p.input) == std::vector<std::string>{m[k - 1]->name} &&
+               op_outputs(op, p.output) == std::vector<std::string>{m[k]->name};
+      });
+      if (!allowed)
+        return fmt::format("in-place group {}: op {} ({}) may not write {} into {}'s bytes", g, pos, op.type(),
+                           m[k]->name, m[k - 1]->name);
+    }
   }
   return "";
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compiler/analysis/program_info.h"
+#include "compiler/codegen/arena_placement.h"
 #include "compiler/codegen/fusion_plan.h"
 #include "compiler/ir/program.h"
 #include "compiler/ops/shape_ctx.h"
@@ -32,6 +33,10 @@ struct PlannedVar {
   int64_t offset = 0;  ///< bytes (per-batch: per unit of N)
   int64_t bytes = 0;   ///< capacity, a multiple of kArenaAlign (per-batch: per unit of N)
   int first = 0, last = 0;  ///< live range in block-0 op positions
+  /// > 0: the variable shares its bytes in place with the other members of
+  /// this group, one after another: each member's last op is the next
+  /// one's first, an op whose definition allows it (OpDef::in_place).
+  int group = 0;
 };
 
 struct ArenaStats {
@@ -66,8 +71,18 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
                        const std::vector<bool>& load_time);
 
 /// "" when sound, else the first problem: misalignment, a variable past its
-/// arena, or two variables live at once sharing a byte.
+/// arena, two variables live at once sharing a byte (other than in-place
+/// group members handing over at one op), a group whose members differ in
+/// arena, offset or capacity or do not follow one another.
 std::string validate_memory_plan(const MemoryPlan& plan);
+/// "" when every in-place hand-over of `plan` happens at a block-0 op of
+/// `main` whose definition lets that output take that input's bytes.
+std::string validate_in_place(const MemoryPlan& plan, const Program& main);
+
+/// The plan's variables of one arena as buffers to place or check, an
+/// in-place group as one buffer spanning its members; `names` gets each
+/// buffer's name (a group's: its members', joined by " -> ").
+std::vector<LiveBuffer> arena_buffers(const MemoryPlan& plan, ArenaKind kind, std::vector<std::string>* names);
 
 /// The side-table file `fluidc opt` writes beside OUT (OUT.memory).
 std::string memory_plan_text(const MemoryPlan& plan, const Program& main);

@@ -23,14 +23,12 @@ bool parse_int(const std::string& s, int64_t& out) {
 // Size, lower bound and peak of one arena, from its variables.
 void recompute(MemoryPlan& plan, ArenaKind kind) {
   ArenaStats& s = kind == ArenaKind::kStatic ? plan.fixed : plan.batch;
-  std::vector<LiveBuffer> bufs;
   for (const auto& v : plan.vars)
     if (v.arena == kind) {
-      bufs.push_back({v.bytes, v.first, v.last, v.offset});
       s.size = std::max(s.size, v.offset + v.bytes);
       s.unplanned += v.bytes;
     }
-  const Placement lb = lower_bound(bufs);
+  const Placement lb = lower_bound(arena_buffers(plan, kind, nullptr));
   s.lower_bound = lb.lower_bound;
   s.peak_op = lb.peak;
   std::vector<std::pair<int64_t, std::string>> peak;
@@ -70,13 +68,14 @@ std::string memory_plan_text(const MemoryPlan& plan, const Program& main) {
   std::string out = fmt::format(
       "# fluidc memory plan for {}\n"
       "# one planned block-0 variable per line: arena, byte offset and capacity (batch: per unit of N),\n"
-      "# live range in block-0 op positions; static {} bytes, per-batch {} bytes x N\n",
+      "# live range in block-0 op positions, in-place group (variables that take one another's bytes at an op);\n"
+      "# static {} bytes, per-batch {} bytes x N\n",
       cpp_comment_text(main.origin()), plan.fixed.size, plan.batch.size);
   out += fmt::format("owned {}\n", plan.owned);
   for (const auto& f : plan.batch_feeds) out += fmt::format("batch_feed name={}\n", f);
   for (const auto& v : plan.vars)
-    out += fmt::format("var arena={} offset={} bytes={} live={}-{} name={}\n", arena_name(v.arena), v.offset, v.bytes,
-                       v.first, v.last, v.name);
+    out += fmt::format("var arena={} offset={} bytes={} live={}-{}{} name={}\n", arena_name(v.arena), v.offset,
+                       v.bytes, v.first, v.last, v.group > 0 ? fmt::format(" group={}", v.group) : "", v.name);
   return out;
 }
 
@@ -126,6 +125,11 @@ MemoryPlan read_memory_plan(const std::string& text, const std::string& path, co
           !parse_int(live.substr(0, dash), first) || !parse_int(live.substr(dash + 1), last))
         bad("expected `var arena=A offset=O bytes=B live=FIRST-LAST name=NAME`");
       if (last >= n_ops || first > last) bad("live= is not a range of block-0 ops of the program");
+      if (f.count("group")) {
+        int64_t group = 0;
+        if (!parse_int(f["group"], group) || group < 1 || group > n_ops) bad("group= must be a group number from 1");
+        v.group = static_cast<int>(group);
+      }
       v.first = static_cast<int>(first), v.last = static_cast<int>(last);
       if (plan.find(name)) bad("the variable is planned twice");
       plan.vars.push_back(v);
@@ -135,7 +139,9 @@ MemoryPlan read_memory_plan(const std::string& text, const std::string& path, co
   }
   recompute(plan, ArenaKind::kStatic);
   recompute(plan, ArenaKind::kPerBatch);
-  if (std::string why = validate_memory_plan(plan); !why.empty()) user_error(fmt::format("{}: unsound memory plan: {}", path, why));
+  std::string why = validate_memory_plan(plan);
+  if (why.empty()) why = validate_in_place(plan, main);
+  if (!why.empty()) user_error(fmt::format("{}: unsound memory plan: {}", path, why));
   return plan;
 }
 

@@ -19,6 +19,9 @@
 namespace fluidc {
 
 class EmitCtx;
+namespace ops {
+struct OpDef;
+}
 
 /// What a target's build recipe needs to know about one generated program.
 struct BuildRecipe {
@@ -83,9 +86,34 @@ class Target {
   /// and the archiver that merges them ($AR, else ar).
   virtual std::vector<std::string> runtime_archives() const = 0;
   virtual std::string archiver() const = 0;
+
+  // ---- hooks with the CPU target's answers as defaults -------------------
+  /// The base class of the generated Model and the names of the methods
+  /// that run block 0 of the main and the startup program. A device target
+  /// puts its own base between (it wraps run() in copies to and from the
+  /// device) and has the generated class override other names.
+  virtual const char* model_base_class() const { return "fluidc::rt::Model"; }
+  virtual const char* run_method() const { return "run"; }
+  virtual const char* startup_method() const { return "startup"; }
+  /// What the generated main() calls (with argc, argv, model_info()).
+  virtual const char* main_function() const { return "fluidc::rt::run_model_main"; }
+  /// Whether the target compiles this op of the main program (the driver
+  /// lists every op type it does not, at once, before emitting anything).
+  virtual bool supports(const ops::OpDef&) const { return true; }
+  /// Whether the fuse pass's chains and the memory plan apply (the CPU
+  /// emitter writes both as host loops and host arenas).
+  virtual bool uses_host_plans() const { return true; }
 };
+
+/// The generic kernel call `NS<type>(inputs..., outputs..., attrs);` of the
+/// op in `c`, with tensors of C++ type `tensor_type`: required slots by
+/// reference, optional ones by pointer, duplicable ones as an array plus
+/// count. The CPU target writes it with ("k::", "Tensor"); others reuse it.
+void emit_generic_kernel_call(EmitCtx& c, const std::string& ns, const std::string& tensor_type);
 
 /// The CPU target: C++ over kernels/*.h, clang++ (or $CXX).
 const Target& cpu_target();
+/// The CUDA target: model.cu over kernels/cuda/*.h, built by nvcc (docs/cuda.md).
+const Target& cuda_target();
 
 }  // namespace fluidc

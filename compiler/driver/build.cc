@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -21,8 +22,12 @@
 #include "compiler/codegen/lib_header.h"
 #include "compiler/driver/frontend.h"
 #include "compiler/codegen/target.h"
+#include "compiler/driver/compile_exec.h"
+#include "compiler/driver/pch_cache.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/driver/usage.h"
+#include "compiler/ops/registry.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/version.h"
 #include "runtime/error.h"
 #include "runtime/tensor_record.h"
@@ -40,8 +45,26 @@ struct Prepared {
   LibSources lib;           ///< `--emit lib`: the class header and its methods
 };
 
-// The one target there is so far; a --target option would choose here.
-const Target& target() { return cpu_target(); }
+// The target of the build in progress: --target, chosen in prepare().
+const Target* g_target = &cpu_target();
+const Target& target() { return *g_target; }
+
+// --target cuda: every op type of the main program the target cannot
+// compile, each at its first use, in one error (the startup program runs
+// on the host kernels).
+void check_target_support(const Program& main) {
+  Diagnostics diags;
+  std::set<std::string> seen;
+  for (int b = 0; b < main.num_blocks(); ++b)
+    for (int i = 0; i < main.block(b).ops_size(); ++i) {
+      const std::string& type = main.block(b).ops(i).type();
+      const ops::OpDef* def = ops::find_op(type);
+      if (!def || target().supports(*def) || !seen.insert(type).second) continue;
+      diags.error(main.loc(b, i), fmt::format("op '{}' has no {} kernel yet (docs/cuda.md lists the ones there are)", type,
+                                              target().name()));
+    }
+  diags.throw_if_errors();
+}
 
 // Loads `names` from a combined file or a directory into fresh tensors.
 std::vector<rt::Tensor> read_params(const std::string& path, const std::vector<std::string>& names) {
@@ -162,9 +185,40 @@ LibSpec library_spec(const BuildOptions& o) {
   return spec;
 }
 
-Prepared prepare(const BuildOptions& o) {
+// Programs with communication ops (what the distribute pass writes) have no
+// runtime to run them yet: one error listing every such op.
+void refuse_communication(const Program& main, const std::optional<Program>& startup) {
+  std::vector<std::string> found;
+  auto scan = [&](const Program& p) {
+    for (int b = 0; b < p.num_blocks(); ++b)
+      for (int i = 0; i < p.block(b).ops_size(); ++i)
+        if (const ops::OpDef* def = ops::find_op(p.block(b).ops(i).type()); def && def->has(ops::kCommunication))
+          found.push_back(p.loc(b, i).str());
+  };
+  scan(main);
+  if (startup) scan(*startup);
+  if (found.empty()) return;
+  user_error(fmt::format("cannot compile distributed programs yet: {} communication op{} (send, recv, barriers, "
+                         "listen_and_serv, collectives) need a distributed runtime fluidc does not have; "
+                         "`fluidc opt --passes=...,distribute` writes them for Paddle (docs/distributed.md):\n  {}",
+                         found.size(), found.size() == 1 ? "" : "s", fmt::join(found, "\n  ")));
+}
+
+Prepared prepare(const BuildOptions& options) {
+  g_target = options.target == "cuda" ? &cuda_target() : &cpu_target();
+  BuildOptions o = options;
+  if (!target().uses_host_plans()) {
+    // The fusion plan and the memory plan are written as host loops and host arenas.
+    if (o.memory_report || o.max_memory >= 0)
+      usage_error("--memory-report and --max-memory: the CUDA target has no memory plan yet (docs/cuda.md)");
+    if (o.emit_lib) usage_error("--emit lib: the CUDA target builds executables only so far (docs/cuda.md)");
+    o.fuse = false;
+    o.memory_plan = false;
+  }
   Loaded in = load_inputs(o);
+  refuse_communication(in.main, in.startup);  // the distribute pass itself runs only in `fluidc opt`
   PipelineResult r = run_pipeline(in.main, in.startup, pipeline_options(o, false));
+  check_target_support(r.main);
   Prepared p;
   if (!o.params_path.empty()) p.params_blob = load_params_blob(o, r.main, r.info);
   EmitOptions eo;
@@ -216,24 +270,6 @@ BuildRecipe write_sources(const Prepared& p, const fs::path& dir, const BuildOpt
   return r;
 }
 
-pid_t spawn_command(const std::vector<std::string>& argv, bool verbose) {
-  if (verbose) fmt::print(stderr, "{}\n", fmt::join(argv, " "));
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid;
-  if (posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0)
-    user_error(fmt::format("cannot run the C++ compiler '{}' (set $CXX to choose another)", argv[0]));
-  return pid;
-}
-
-int run_command(const std::vector<std::string>& argv, bool verbose) {
-  const pid_t pid = spawn_command(argv, verbose);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 // Where the generated sources go: --save-temps DIR, or a new temporary
 // directory the caller removes.
 fs::path sources_dir(const BuildOptions& o) {
@@ -252,7 +288,7 @@ size_t parallel_jobs() {
 
 // Runs the commands, at most `jobs` at a time; the first failure's exit
 // status (the others still finish), else 0.
-int run_commands(const std::vector<std::vector<std::string>>& cmds, size_t jobs, bool verbose) {
+int run_commands(const Compiler& compiler, const std::vector<std::vector<std::string>>& cmds, size_t jobs, bool verbose) {
   std::vector<pid_t> running;
   int rc = 0;
   auto wait_one = [&] {
@@ -260,12 +296,12 @@ int run_commands(const std::vector<std::vector<std::string>>& cmds, size_t jobs,
     const pid_t pid = waitpid(-1, &status, 0);
     if (pid < 0) internal_error("lost track of a compile process");
     running.erase(std::remove(running.begin(), running.end(), pid), running.end());
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     if (rc == 0) rc = code;
   };
   for (const auto& argv : cmds) {
     while (running.size() >= jobs) wait_one();
-    running.push_back(spawn_command(argv, verbose));
+    running.push_back(start_compile(compiler, argv, verbose));
   }
   while (!running.empty()) wait_one();
   return rc;
@@ -273,8 +309,11 @@ int run_commands(const std::vector<std::vector<std::string>>& cmds, size_t jobs,
 
 // Builds the recipe: one compile-and-link command, or, when the program came
 // in several translation units, each compiled in parallel and then linked.
-int compile_and_link(const Prepared& p, const BuildRecipe& recipe, bool verbose) {
-  if (p.program.shards.empty()) return run_command(target().compile_command(recipe), verbose);
+// With a precompiled header (the embedded compiler; pch_cache.h), the generated C++ is always compiled to
+// objects first, so that params.S, linked by the last command, is not handed a C++ header.
+int compile_and_link(const Compiler& compiler, const Prepared& p, const BuildRecipe& recipe, bool verbose) {
+  const std::string pch = precompiled_header(compiler, target(), recipe, verbose);
+  if (p.program.shards.empty() && pch.empty()) return run_compile(compiler, target().compile_command(recipe), verbose);
   std::vector<std::vector<std::string>> compiles;
   std::vector<std::string> inputs;
   const size_t units = 1 + p.program.shards.size();  // model.cc, then the shards, lead recipe.sources
@@ -286,9 +325,10 @@ int compile_and_link(const Prepared& p, const BuildRecipe& recipe, bool verbose)
     }
     inputs.push_back(recipe.source_dir + "/" + source + ".o");
     compiles.push_back(target().object_command(recipe, source, inputs.back()));
+    if (!pch.empty()) use_precompiled_header(compiles.back(), pch);
   }
-  if (int rc = run_commands(compiles, parallel_jobs(), verbose); rc != 0) return rc;
-  return run_command(target().link_command(recipe, inputs), verbose);
+  if (int rc = run_commands(compiler, compiles, parallel_jobs(), verbose); rc != 0) return rc;
+  return run_compile(compiler, target().link_command(recipe, inputs), verbose);
 }
 
 // run_command with standard input read from `input` (the archiver's MRI script).
@@ -324,17 +364,24 @@ void build_executable(const BuildOptions& o) {
   if (o.emit_lib) return build_library(o);
   if (o.output.empty()) usage_error("fluidc build needs -o OUT");
   if (!o.emit_main) usage_error("--no-main makes sources to link into other code: use `fluidc emit`");
+  const Compiler compiler = choose_compiler(o.cxx);
   Prepared p = prepare(o);
   const bool temp = o.save_temps.empty();
   const fs::path dir = sources_dir(o);
   BuildRecipe recipe = write_sources(p, dir, o);
   recipe.output = fs::absolute(o.output).string();
-  int rc = compile_and_link(p, recipe, o.verbose);
+  int rc = compile_and_link(compiler, p, recipe, o.verbose);
   if (temp) fs::remove_all(dir);
   if (rc != 0)
-    internal_error(fmt::format("the C++ compiler failed on generated code (exit {}); rerun with --save-temps DIR -v "
+    internal_error(fmt::format("{} failed on generated code (exit {}); rerun with --save-temps DIR -v "
                                "to keep the sources and see the command",
-                               rc));
+                               compiler.describe(), rc));
+}
+
+std::string server_path(const std::string& output, size_t server, bool startup) {
+  const fs::path out(output);
+  const std::string tag = fmt::format(".pserver{}{}", server, startup ? ".startup" : "");
+  return (out.parent_path() / (out.stem().string() + tag + out.extension().string())).string();
 }
 
 void optimize_program(const BuildOptions& o) {
@@ -344,9 +391,18 @@ void optimize_program(const BuildOptions& o) {
   bool touches_startup = std::find(po.passes.begin(), po.passes.end(), "optimizer") != po.passes.end();
   if (touches_startup && o.startup_out.empty())
     usage_error("the optimizer pass adds state to the startup program: give --startup-out FILE");
+  const bool distributes = std::find(po.passes.begin(), po.passes.end(), "distribute") != po.passes.end();
+  touches_startup |= distributes;
+  if (distributes && o.startup_out.empty())
+    usage_error("the distribute pass rewrites the startup program (trainers receive the parameters): give "
+                "--startup-out FILE");
   PipelineResult r = run_pipeline(in.main, in.startup, po);
   r.main.save(o.output);
   if (touches_startup) r.startup->save(o.startup_out);
+  for (size_t i = 0; i < r.servers.size(); ++i) {
+    r.servers[i].main.save(server_path(o.output, i, false));
+    r.servers[i].startup.save(server_path(o.output, i, true));
+  }
   // A plan left from an earlier run would describe another program.
   const fs::path plan = o.output + kFusionPlanSuffix;
   if (std::find(r.ran.begin(), r.ran.end(), "fuse") != r.ran.end()) write_text(plan, fusion_plan_text(r.fusion, r.main));
@@ -387,8 +443,22 @@ void build_library(const BuildOptions& o) {
                                what, rc));
   };
   std::vector<std::string> objects;
-  const auto compiles = target().object_commands(recipe, &objects);
-  if (int rc = run_commands(compiles, parallel_jobs(), o.verbose); rc != 0) failed("the C++ compiler on generated code", rc);
+  auto compiles = target().object_commands(recipe, &objects);
+  const Compiler compiler = choose_compiler(o.cxx);
+  // The precompiled header (pch_cache.h), made with the library's own (-fPIC) command, for the
+  // generated program's sources: model.cc and its shards lead recipe.sources.
+  auto library_command = [&](const BuildRecipe& r, const std::string& source, const std::string& object) {
+    BuildRecipe one = r;
+    one.sources = {source};
+    std::vector<std::string> outs;
+    std::vector<std::string> cmd = target().object_commands(one, &outs).front();
+    std::replace(cmd.begin(), cmd.end(), outs.front(), object);
+    return cmd;
+  };
+  if (const std::string pch = precompiled_header(compiler, target(), recipe, o.verbose, library_command); !pch.empty())
+    for (size_t i = 0; i < 1 + p.program.shards.size(); ++i) use_precompiled_header(compiles[i], pch);
+  if (int rc = run_commands(compiler, compiles, parallel_jobs(), o.verbose); rc != 0)
+    failed(compiler.describe() + " on generated code", rc);
   // One archive: the program's objects, then every member of the runtime's archives (the linker
   // takes only the members the program needs).
   const fs::path archive = dir / fs::path(o.output).filename();

@@ -38,6 +38,10 @@ struct BuildOptions {
   /// beside it declaring `lib_class` (default fluidc_models::<NAME in CamelCase>).
   bool emit_lib = false;
   std::string lib_class;      ///< --class NS::Name
+  std::string target = "cpu"; ///< --target cpu|cuda (docs/cuda.md)
+  /// --cxx PATH: compile generated code with this external compiler (else
+  /// $CXX, else the embedded Clang when fluidc has it; compile_exec.h).
+  std::string cxx;
 };
 
 /// The side-table files `fluidc opt` writes beside its output OUT: the fuse
@@ -48,8 +52,15 @@ inline constexpr const char* kMemoryPlanSuffix = ".memory";
 
 /// `fluidc opt`: runs the pipeline and writes the rewritten program to
 /// options.output (text when it ends in .pbtxt), the startup program to
-/// options.startup_out, and the side tables beside the output.
+/// options.startup_out, and the side tables beside the output. With the
+/// distribute pass in parameter-server mode, server I's programs go to
+/// server_path(output, I, false/true).
 void optimize_program(const BuildOptions& options);
+
+/// Where `fluidc opt -o OUT` writes parameter server `server`'s program:
+/// OUT's stem + ".pserver<server>" (+ ".startup") + OUT's extension, so
+/// trainer.pbtxt gives trainer.pserver0.pbtxt and trainer.pserver0.startup.pbtxt.
+std::string server_path(const std::string& output, size_t server, bool startup);
 
 /// Compiles the program into a standalone executable at options.output.
 void build_executable(const BuildOptions& options);

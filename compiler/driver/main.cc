@@ -9,6 +9,7 @@
 #include "compiler/analysis/shape_infer.h"
 #include "compiler/driver/build.h"
 #include "compiler/driver/dump.h"
+#include "compiler/driver/embedded_clang.h"
 #include "compiler/driver/op_doc.h"
 #include "compiler/driver/frontend.h"
 #include "compiler/driver/usage.h"
@@ -28,7 +29,8 @@ usage:
       --params embeds weights (combined .pdiparams or per-variable directory) as the
       binary's default. --fetch adds variables the binary writes out (any tensor of
       block 0, e.g. gradients). Chains of elementwise ops become single loops unless
-      --no-fuse is given. Uses clang++ unless $CXX is set.
+      --no-fuse is given. Compiles in-process with the Clang built into fluidc (when it
+      has one; else clang++), or with --cxx PATH (default: $CXX when set) as a process.
       Block-0 temporaries share one planned arena unless --no-memory-plan is given;
       --memory-report prints the plan (arena, bytes without a plan, lower bound, peak);
       --max-memory BYTES fails the build when the static arena needs more.
@@ -45,6 +47,9 @@ usage:
       the kernels: link it and -lpthread) and DIR/NAME.h, a self-contained header declaring
       class NS::Name (default fluidc_models::Name) with typed, named input and output
       accessors and run(), or step()/save()/load() for a trainer. See docs/library.md.
+  fluidc build MAIN [same options] --target cuda -o OUT
+      A CUDA binary instead (model.cu built by nvcc with cuBLAS; same command line plus
+      --device N, --no-cuda-graph, --cuda-stats; exits 77 without a GPU). docs/cuda.md.
   fluidc emit MAIN [same options] [--namespace NS] [--no-main] -o DIR
       Write the generated C++ and a CMakeLists.txt that builds it, instead of building.
       The program becomes class NS::Model with NS::model_info() (runtime/model.h);
@@ -55,6 +60,12 @@ usage:
       autodiff,optimizer) in their fixed order and write the rewritten ProgramDesc (binary,
       or text for .pbtxt; Paddle loads it back) and its side tables beside it (the fuse
       pass's plan: OUT.fusion; the memory plan's: OUT.memory). --print-after prints the program after a pass, or each.
+  fluidc opt TRAINER --passes=[autodiff,optimizer,]distribute --startup S --startup-out S2 -o OUT
+             (--pservers H:P,... --trainers N --trainer-id I [--sync|--async] [--min-block-size K]
+              | --collective --nranks N)
+      Distributed training, structured as Paddle's DistributeTranspiler / GradAllReduce:
+      OUT is the trainer, S2 its startup, and per server OUT.pserver<i> and
+      OUT.pserver<i>.startup (before OUT's extension). See docs/distributed.md.
   fluidc check PROGRAM
       Verify a program; print located diagnostics; exit 0 if it compiles, 1 if not.
   fluidc dump PROGRAM [--all-attrs]
@@ -99,6 +110,13 @@ double number(const std::string& v, const char* flag) {
   } catch (const std::exception&) {
   }
   usage_error(fmt::format("{} expects a number, got '{}'", flag, v));
+}
+
+// A whole number for a count flag (--trainers, --nranks, --min-block-size...).
+int64_t integer(const std::string& v, const char* flag) {
+  if (v.empty() || v.size() > 12 || v.find_first_not_of("0123456789") != std::string::npos)
+    usage_error(fmt::format("{} expects a whole number, got '{}'", flag, v));
+  return std::stoll(v);
 }
 
 std::vector<std::string> split(const std::string& list) {
@@ -153,6 +171,11 @@ Args parse(int argc, char** argv, int first) {
     else if (arg == "-o") a.build.output = value(i, "-o");
     else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') a.build.opt_level = arg[2] - '0';
     else if (arg == "-v" || arg == "--verbose") a.build.verbose = true;
+    else if (is("--target")) {
+      a.build.target = value(i, "--target");
+      if (a.build.target != "cpu" && a.build.target != "cuda")
+        usage_error(fmt::format("--target: expected cpu or cuda, got '{}'", fluidc::printable(a.build.target)));
+    }
     else if (arg == "--no-fuse") a.build.fuse = false;
     else if (arg == "--no-memory-plan") a.build.memory_plan = false;
     else if (arg == "--memory-report") a.build.memory_report = true;
@@ -167,6 +190,21 @@ Args parse(int argc, char** argv, int first) {
       else if (what != "exe") usage_error(fmt::format("--emit expects exe or lib, got '{}'", what));
     }
     else if (is("--class")) a.build.lib_class = value(i, "--class");
+    // The distribute pass (docs/distributed.md).
+    else if (is("--pservers")) {
+      po.distribute_options.mode = fluidc::DistributeOptions::Mode::kPserver;
+      po.distribute_options.pservers = split(value(i, "--pservers"));
+    }
+    else if (is("--trainers")) po.distribute_options.trainers = static_cast<int>(integer(value(i, "--trainers"), "--trainers"));
+    else if (is("--trainer-id"))
+      po.distribute_options.trainer_id = static_cast<int>(integer(value(i, "--trainer-id"), "--trainer-id"));
+    else if (arg == "--sync") po.distribute_options.sync = true;
+    else if (arg == "--async") po.distribute_options.sync = false;
+    else if (is("--min-block-size"))
+      po.distribute_options.min_block_size = integer(value(i, "--min-block-size"), "--min-block-size");
+    else if (arg == "--collective") po.distribute_options.mode = fluidc::DistributeOptions::Mode::kCollective;
+    else if (is("--nranks")) po.distribute_options.nranks = static_cast<int>(integer(value(i, "--nranks"), "--nranks"));
+    else if (is("--cxx")) a.build.cxx = value(i, "--cxx");
     else if (arg == "--all-attrs") a.all_attrs = true;
     else if (arg.size() > 1 && arg[0] == '-') usage_error(fmt::format("unknown option '{}'", arg));
     else a.positional.push_back(arg);
@@ -193,6 +231,9 @@ int main(int argc, char** argv) {
   }
   if (cmd == "--version") {
     fmt::print("fluidc {}\n", fluidc::kFluidcVersion);
+    // Which compiler `fluidc build` uses by default (without --cxx or $CXX).
+    if (fluidc::embedded_clang_built()) fmt::print("embedded compiler: {}\n", fluidc::embedded_clang_version());
+    else fmt::print("embedded compiler: none (clang++ or $CXX compiles generated code)\n");
     return 0;
   }
   try {

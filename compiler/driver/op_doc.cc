@@ -42,6 +42,7 @@ std::string traits(const ops::OpDef& def) {
   if (def.has(ops::kOwnsBlock)) t.push_back("runs a block");
   if (def.has(ops::kRandom)) t.push_back("random");
   if (def.has(ops::kSideEffect)) t.push_back("side effect");
+  if (def.has(ops::kCommunication)) t.push_back("communication (build refuses it: no distributed runtime yet)");
   return t.empty() ? "" : fmt::format("{}", fmt::join(t, ", "));
 }
 
@@ -65,7 +66,8 @@ void print_op_table_markdown() {
   int forward = 0, with_grad = 0;
   for (const auto& def : ops::all_ops()) {
     if (grad_only.count(def.type)) continue;
-    by_family[def.family.empty() ? "io" : def.family].push_back(&def);
+    // Communication ops have no kernel family (no CPU path yet): a section of their own.
+    by_family[def.has(ops::kCommunication) ? "distributed" : def.family.empty() ? "io" : def.family].push_back(&def);
     ++forward;
     with_grad += !def.grad.empty();
   }

@@ -150,11 +150,20 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
     r.after("optimizer", s.main);
   }
 
-  // 5. distribute (slot, no pass yet): after the optimizer, whose ops move
-  //    to the parameter servers; before the check and the fuse pass, which
-  //    must see the final trainer program.
+  // 5. distribute: after the optimizer, whose ops move to the parameter
+  //    servers; before the check and the fuse pass, which must see the
+  //    final trainer program.
   if (r.selected("distribute")) {
-    run_hook(o.distribute, "distribute", s);
+    if (o.distribute) {
+      run_hook(o.distribute, "distribute", s);
+    } else {
+      if (std::string bad = check_distribute_options(o.distribute_options); !bad.empty()) usage_error(bad);
+      Diagnostics diags;
+      s.servers = distribute(s.main, s.startup, o.distribute_options, s.main_origin, diags);
+      diags.throw_if_errors();
+      fmt::print(stderr, "{}", diags.str());  // warnings (a server without parameters)
+      s.has_startup = true;  // the trainer's startup receives the parameters
+    }
     rewrote = true;
     r.after("distribute", s.main);
   }
@@ -236,6 +245,15 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
                              res.load_time);
     }
     r.after("memory-plan", res.main.desc(), memory_plan_text(s.memory, res.main));
+  }
+
+  // The servers' programs are checked like the trainer's (verify, infer).
+  for (size_t i = 0; i < s.servers.size(); ++i) {
+    const std::string origin = fmt::format("{} (pserver {})", s.main_origin, i);
+    Program server_main = check_program(Program::from_desc(std::move(s.servers[i].main), origin)).program;
+    Program server_startup =
+        check_program(Program::from_desc(std::move(s.servers[i].startup), origin + " startup")).program;
+    res.servers.push_back({s.servers[i].endpoint, std::move(server_main), std::move(server_startup)});
   }
 
   res.fusion = std::move(s.fusion);

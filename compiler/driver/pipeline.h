@@ -12,13 +12,14 @@
 #include "compiler/ir/program.h"
 #include "compiler/analysis/program_info.h"
 #include "compiler/ops/shape_ctx.h"
+#include "transpilers/distribute.h"
 #include "transpilers/optimizer.h"
 
 namespace fluidc {
 
 /// The passes by name, in the order run_pipeline runs them. `distribute`
-/// is a slot for a pass still to come (PipelineOptions' hook); naming it
-/// without a hook is an error. `memory-plan` runs the built-in planner
+/// runs transpilers/distribute.h with PipelineOptions::distribute_options
+/// (a hook, when set, replaces it). `memory-plan` runs the built-in planner
 /// unless a hook replaces it.
 inline const std::vector<std::string> kPipelinePasses = {
     "strip-inference", "loss", "autodiff", "optimizer", "distribute", "fold-batch-norm", "remove-dropout",
@@ -49,8 +50,10 @@ struct PipelineOptions {
   /// "" | a pass name | "all": print the program (protobuf text) to stdout
   /// after that pass, or after every pass that runs.
   std::string print_after;
-  PassHook distribute;   ///< empty until that pass exists
+  PassHook distribute;   ///< replaces the built-in distribute pass when set
   PassHook memory_plan;  ///< replaces the built-in memory planner when set (fills state.memory)
+  /// distribute: parameter-server or collective mode and their settings.
+  DistributeOptions distribute_options;
 };
 
 /// What passes read and write as the pipeline runs. Program-rewriting
@@ -64,6 +67,13 @@ struct PipelineState {
   ParamGrads params;  ///< autodiff's (parameter, gradient) pairs, for the optimizer
   FusionPlan fusion;  ///< the fuse pass's side table (the memory plan reads it)
   MemoryPlan memory;  ///< the memory-plan pass's side table
+  std::vector<ServerProgram> servers;  ///< distribute (parameter-server mode): one per server
+};
+
+/// A parameter server's programs, checked like the trainer's.
+struct ServerPrograms {
+  std::string endpoint;
+  Program main, startup;
 };
 
 /// The pipeline's output: checked programs and the side tables.
@@ -78,6 +88,9 @@ struct PipelineResult {
   std::vector<bool> load_time;
   std::vector<std::string> ran;     ///< the passes that ran, in order
   MemoryPlan memory;                ///< empty unless `memory-plan` ran
+  /// distribute in parameter-server mode: each server's programs, in
+  /// --pservers order; empty otherwise.
+  std::vector<ServerPrograms> servers;
 };
 
 /// Runs the selected passes over `main` (and `startup`, created empty when

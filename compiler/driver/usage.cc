@@ -26,6 +26,9 @@ constexpr PassFlag kPassFlags[] = {
     {"--optimizer", "optimizer"},  {"--lr", "optimizer"},       {"--momentum", "optimizer"},
     {"--nesterov", "optimizer"},   {"--beta1", "optimizer"},    {"--beta2", "optimizer"},
     {"--epsilon", "optimizer"},    {"--weight-decay", "optimizer"}, {"--clip-norm", "optimizer"},
+    {"--pservers", "distribute"},  {"--trainers", "distribute"},  {"--trainer-id", "distribute"},
+    {"--sync", "distribute"},      {"--async", "distribute"},     {"--min-block-size", "distribute"},
+    {"--collective", "distribute"}, {"--nranks", "distribute"},
 };
 
 // Optimizer attributes set by a flag: the optimizer op must have them.
@@ -52,6 +55,10 @@ const std::vector<CmdFlag>& cmd_flags() {
       {"--emit", {"build"}},                {"--class", {"build"}},
       {"--no-memory-plan", {"build", "emit", "opt"}}, {"--memory-report", {"build", "emit"}},
       {"--max-memory", {"build", "emit"}},
+      {"--pservers", {"opt"}}, {"--trainers", {"opt"}}, {"--trainer-id", {"opt"}}, {"--sync", {"opt"}},
+      {"--async", {"opt"}}, {"--min-block-size", {"opt"}}, {"--collective", {"opt"}}, {"--nranks", {"opt"}},
+      {"--target", {"build", "emit"}},
+      {"--cxx", {"build"}},
   };
   return k;
 }
@@ -121,6 +128,20 @@ void check_flag_use(const std::string& cmd, const std::set<std::string>& given, 
       for (const auto& a : def->optimizer->attrs) has |= a.name == af.attr;
       if (!has) usage_error(fmt::format("{} does not apply to --optimizer {}", af.flag, def->type));
     }
+  }
+  if (listed(passes, "distribute")) {
+    if (cmd != "opt") usage_error("the distribute pass writes several programs: run it with `fluidc opt`");
+    const auto& d = o.pipeline.distribute_options;
+    const bool ps = given.count("--pservers") > 0, coll = given.count("--collective") > 0;
+    if (ps && coll) usage_error("give --pservers (parameter-server mode) or --collective, not both");
+    if (given.count("--sync") && given.count("--async")) usage_error("give --sync or --async, not both");
+    for (const char* f : {"--trainers", "--trainer-id", "--sync", "--async", "--min-block-size"})
+      if (given.count(f) && !ps) usage_error(fmt::format("{} is a parameter-server setting: it needs --pservers", f));
+    if (given.count("--nranks") && !coll) usage_error("--nranks is a collective setting: it needs --collective");
+    if (std::string bad = check_distribute_options(d); !bad.empty()) usage_error(bad);
+    if (o.startup_out.empty())
+      usage_error("the distribute pass rewrites the startup program (trainers receive the parameters): give "
+                  "--startup-out FILE");
   }
   if (cmd == "opt" && listed(passes, "optimizer") && o.startup_out.empty())
     usage_error("the optimizer pass adds state to the startup program: give --startup-out FILE");

@@ -19,6 +19,12 @@ inline constexpr int kOpRoleForward = 0x0000;
 inline constexpr int kOpRoleBackward = 0x0001;
 inline constexpr int kOpRoleOptimize = 0x0002;
 inline constexpr int kOpRoleLoss = 0x0100;
+/// Paddle's RPC (send, recv, barriers) and Dist (split_byref, concat of
+/// received blocks) roles, which its distributed transpiler writes.
+inline constexpr int kOpRoleRPC = 0x0004;
+inline constexpr int kOpRoleDist = 0x0008;
+/// Paddle's LRSched: learning-rate schedule ops.
+inline constexpr int kOpRoleLRSched = 0x0010;
 
 /// Paddle's gradient-variable suffix: the gradient of `x` is `x@GRAD`, and an
 /// op's gradient slots are named `<slot>@GRAD`. The one definition in the tree;

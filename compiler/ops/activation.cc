@@ -35,18 +35,24 @@ void add_activation_ops(std::vector<OpDef>& t) {
   for (auto [name, fn] : {std::pair{"relu", "Relu"}, {"sigmoid", "Sigmoid"}, {"tanh", "Tanh"}}) {
     std::string fwd = name;
     t.push_back({.type = fwd, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-                 .grad = fwd + "_grad", .infer_shape = shape_rules::same_as_x, .pointwise = fn});
+                 .grad = fwd + "_grad", .infer_shape = shape_rules::same_as_x, .pointwise = fn,
+                 .in_place = kUnaryInPlace});
     t.push_back({.type = fwd + "_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
-                 .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+                 .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs,
+                 .in_place = kUnaryGradInPlace});
   }
   t.push_back({.type = "sqrt", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .grad = "sqrt_grad", .infer_shape = shape_rules::same_as_x, .pointwise = "Sqrt"});
+               .grad = "sqrt_grad", .infer_shape = shape_rules::same_as_x, .pointwise = "Sqrt",
+               .in_place = kUnaryInPlace});
   t.push_back({.type = "sqrt_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
-               .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+               .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs,
+               .in_place = kUnaryGradInPlace});
   t.push_back({.type = "square", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .grad = "square_grad", .infer_shape = shape_rules::same_as_x, .pointwise = "Square"});
+               .grad = "square_grad", .infer_shape = shape_rules::same_as_x, .pointwise = "Square",
+               .in_place = kUnaryInPlace});
   t.push_back({.type = "square_grad", .family = "activation", .inputs = {{"X"}, {"Out@GRAD"}},
-               .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+               .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs,
+               .in_place = kUnaryGradInPlace});
   // Paddle differentiates scale by another scale op (bias dropped).
   // ScaleTensor: a factor computed at run time, which wins over `scale`.
   t.push_back({.type = "scale",
@@ -58,7 +64,8 @@ void add_activation_ops(std::vector<OpDef>& t) {
                .grad = "scale",
                .make_grad = scale_grad,
                .infer_shape = shape_rules::same_as_x,
-               .pointwise = "Scale"});
+               .pointwise = "Scale",
+               .in_place = kUnaryInPlace});
   t.push_back({.type = "softmax", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::SoftmaxAttrs>(), .attrs_struct = "SoftmaxAttrs", .grad = "softmax_grad",
                .infer_shape = infer_softmax, .share_lod = "X"});

@@ -35,10 +35,10 @@ void add_unary(std::vector<OpDef>& t, const std::string& type, const std::string
                std::vector<AttrDef> attrs = {}, const std::string& attrs_struct = "") {
   t.push_back({.type = type, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = attrs,
                .attrs_struct = attrs_struct, .grad = type + "_grad", .infer_shape = shape_rules::same_as_x,
-               .pointwise = fn});
+               .pointwise = fn, .in_place = kUnaryInPlace});
   t.push_back({.type = type + "_grad", .family = "activation", .inputs = grad_inputs(from),
                .outputs = {{"X@GRAD", true}}, .attrs = attrs, .attrs_struct = attrs_struct,
-               .infer_shape = shape_rules::grads_like_inputs});
+               .infer_shape = shape_rules::grads_like_inputs, .in_place = kUnaryGradInPlace});
 }
 
 template <class S>

@@ -49,6 +49,10 @@ enum Trait : unsigned {
   kFetch = 1u << 3,       ///< exposes its input as a program result
   kRandom = 1u << 4,      ///< draws random numbers
   kOwnsBlock = 1u << 5,   ///< runs a sub-block
+  /// Talks to other processes (parameter servers, collective peers): the
+  /// distribute pass writes these ops; no CPU path until a distributed
+  /// runtime exists, so build/emit refuse programs holding them.
+  kCommunication = 1u << 6,
 };
 
 using InferShapeFn = void (*)(ShapeCtx&);
@@ -184,11 +188,25 @@ struct OpDef {
   /// default of gradient ops).
   std::string share_lod;
 
+  /// Output slots that may take the bytes of an input slot's variable when
+  /// that variable dies at this op (the memory plan's in-place reuse): the
+  /// kernel reads element i of the input only to write element i of the
+  /// output (kernels/cpu/unary_impl.h), so Out == X gives the same result.
+  struct InPlace {
+    std::string input, output;
+  };
+  std::vector<InPlace> in_place;
+
   bool has(Trait t) const { return (traits & t) != 0; }
   const SlotDef* input(const std::string& slot) const;
   const SlotDef* output(const std::string& slot) const;
   const AttrDef* attr(const std::string& name) const;
 };
+
+/// The in-place pairs of the unary kernels and of their gradients
+/// (kernels/cpu/unary_impl.h: same-index loops).
+inline const std::vector<OpDef::InPlace> kUnaryInPlace{{"X", "Out"}};
+inline const std::vector<OpDef::InPlace> kUnaryGradInPlace{{"Out@GRAD", "X@GRAD"}};
 
 }  // namespace ops
 }  // namespace fluidc

@@ -33,6 +33,7 @@ void add_index_ops(std::vector<OpDef>& table);
 void add_rnn_ops(std::vector<OpDef>& table);
 void add_interp_ops(std::vector<OpDef>& table);
 void add_detection_ops(std::vector<OpDef>& table);
+void add_distributed_ops(std::vector<OpDef>& table);
 void add_sequence_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops

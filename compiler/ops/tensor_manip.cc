@@ -56,7 +56,9 @@ void infer_slice(ShapeCtx& c) {
   const std::vector<int64_t> starts(a.starts.begin(), a.starts.end()), ends(a.ends.begin(), a.ends.end());
   shapes::SliceWindow w;
   rt::Shape os;
-  std::string e = shapes::slice_window(xs, a, starts_run_time ? nullptr : &starts, ends_run_time ? nullptr : &ends, w);
+  using Bounds = std::optional<std::span<const int64_t>>;
+  std::string e = shapes::slice_window(xs, a, starts_run_time ? Bounds{} : Bounds{starts},
+                                       ends_run_time ? Bounds{} : Bounds{ends}, w);
   if (e.empty()) e = shapes::slice_out_shape(w.size, a.decrease_axis, os);
   if (!e.empty()) {
     c.error(e);

@@ -31,15 +31,18 @@ inline std::vector<int64_t> int_values(const char* op, const char* role, const T
   return v;
 }
 
+/// The value of entry k of a list of one-element int tensors (Paddle's *TensorList).
+inline int64_t int_list_entry(const char* op, const char* role, const Tensor* const* list, int k) {
+  if (!list[k]) rt::fail(fmt::format("{}: {} entry {} is missing", op, role, k));
+  if (list[k]->numel() != 1)
+    rt::fail(fmt::format("{}: {} entry {} has {} values, needs 1", op, role, k, list[k]->numel()));
+  return int_at(op, role, *list[k], 0);
+}
+
 /// One value from each of n one-element int tensors (Paddle's *TensorList).
 inline std::vector<int64_t> int_list_values(const char* op, const char* role, const Tensor* const* list, int n) {
   std::vector<int64_t> v(static_cast<size_t>(n));
-  for (int k = 0; k < n; ++k) {
-    if (!list[k]) rt::fail(fmt::format("{}: {} entry {} is missing", op, role, k));
-    if (list[k]->numel() != 1)
-      rt::fail(fmt::format("{}: {} entry {} has {} values, needs 1", op, role, k, list[k]->numel()));
-    v[k] = int_at(op, role, *list[k], 0);
-  }
+  for (int k = 0; k < n; ++k) v[k] = int_list_entry(op, role, list, k);
   return v;
 }
 

@@ -27,30 +27,45 @@ struct SliceBounds {
   int num_ends;
 };
 
-// The bounds in effect: a run-time tensor (all its values, one per axis) or
-// tensor list (one 1-element tensor per axis) wins over the attribute.
-std::vector<int64_t> bounds(const std::vector<int>& attr, const Tensor* tensor, const Tensor* const* list, int n,
-                            const char*& from, const char* tensor_role, const char* list_role) {
+// The bounds in effect, held on the stack: slicing runs inside training
+// steps, which must not allocate. One value per sliced axis, so never more
+// than a tensor's rank unless the program repeats an axis (refused).
+struct BoundValues {
+  int64_t v[Shape::kMaxRank];
+  size_t n = 0;
+  std::span<const int64_t> span() const { return {v, n}; }
+};
+
+// A run-time tensor (all its values, one per axis) or tensor list (one
+// 1-element tensor per axis) wins over the attribute.
+BoundValues bounds(const std::vector<int>& attr, const Tensor* tensor, const Tensor* const* list, int n,
+                   const char*& from, const char* tensor_role, const char* list_role) {
+  BoundValues b;
+  const int64_t count = tensor ? tensor->numel() : n > 0 ? n : static_cast<int64_t>(attr.size());
+  if (count > Shape::kMaxRank)
+    rt::fail(fmt::format("slice: {} bounds, more than a tensor's {} axes", count, Shape::kMaxRank));
+  b.n = static_cast<size_t>(count);
   if (tensor) {
     from = tensor_role;
-    return int_values("slice", tensor_role, *tensor);
-  }
-  if (n > 0) {
+    for (int64_t k = 0; k < count; ++k) b.v[k] = int_at("slice", tensor_role, *tensor, k);
+  } else if (n > 0) {
     from = list_role;
-    return int_list_values("slice", list_role, list, n);
+    for (int k = 0; k < n; ++k) b.v[k] = int_list_entry("slice", list_role, list, k);
+  } else {
+    for (size_t k = 0; k < attr.size(); ++k) b.v[k] = attr[k];
   }
-  return std::vector<int64_t>(attr.begin(), attr.end());
+  return b;
 }
 
 Window slice_window(const Shape& in, const SliceAttrs& a, const SliceBounds& b) {
   const char* starts_from = "starts";
   const char* ends_from = "ends";
-  const std::vector<int64_t> starts =
+  const BoundValues starts =
       bounds(a.starts, b.starts_tensor, b.starts_list, b.num_starts, starts_from, "StartsTensor", "StartsTensorList");
-  const std::vector<int64_t> ends =
+  const BoundValues ends =
       bounds(a.ends, b.ends_tensor, b.ends_list, b.num_ends, ends_from, "EndsTensor", "EndsTensorList");
   Window w;
-  require_rule("slice", shapes::slice_window(in, a, &starts, &ends, w, starts_from, ends_from));
+  require_rule("slice", shapes::slice_window(in, a, starts.span(), ends.span(), w, starts_from, ends_from));
   return w;
 }
 

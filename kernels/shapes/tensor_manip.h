@@ -2,6 +2,8 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "kernels/shapes/broadcast.h"
@@ -63,12 +65,14 @@ struct SliceWindow {
 /// slice: each listed axis keeps [start, end) clamped to the dim (negative
 /// bounds count from the end). `starts`/`ends` are the bounds in effect (the
 /// attribute's, or the values of Paddle's StartsTensor/EndsTensor inputs,
-/// which win; `starts_from`/`ends_from` name them in errors); nullptr when
+/// which win; `starts_from`/`ends_from` name them in errors); empty when
 /// they come from tensors known only at run time, which leaves the sliced
-/// dims unknown.
-inline std::string slice_window(const Shape& in, const kernels::SliceAttrs& a, const std::vector<int64_t>* starts,
-                                const std::vector<int64_t>* ends, SliceWindow& w, const char* starts_from = "starts",
-                                const char* ends_from = "ends") {
+/// dims unknown. Spans, so that the kernel passes a stack buffer (no heap
+/// allocation inside a step).
+inline std::string slice_window(const Shape& in, const kernels::SliceAttrs& a,
+                                std::optional<std::span<const int64_t>> starts,
+                                std::optional<std::span<const int64_t>> ends, SliceWindow& w,
+                                const char* starts_from = "starts", const char* ends_from = "ends") {
   for (auto [v, from] : {std::pair{starts, starts_from}, std::pair{ends, ends_from}})
     if (v && v->size() != a.axes.size())
       return fmt::format("{} has {} values for {} axes", from, v->size(), a.axes.size());

@@ -31,6 +31,10 @@ for g in "$fixture"/grads/*.npy; do fetch+=("$(basename "$g" .npy)@GRAD"); done
 for g in "$fixture"/grads/*.npy; do
   "$compare" "$work/grads/$(basename "$g" .npy)@GRAD.npy" "$g" --rtol 1e-5 --atol 1e-7
 done
+# ...and the same gradients bit for bit with the memory plan off.
+"$fluidc" build "$work/backward.pdmodel" --fetch "$(IFS=,; echo "${fetch[*]}")" --no-memory-plan -o "$work/unplanned"
+"$work/unplanned" --params "$params" "${first[@]}" --fetch-dir "$work/unplanned_grads" > /dev/null
+for f in "$work"/grads/*.npy; do cmp "$f" "$work/unplanned_grads/$(basename "$f")"; done
 
 # 2. 20 training steps per optimizer (and with L2 weight decay, Nesterov, global-norm clipping), losses
 #    within 1e-4 relative of Paddle's.

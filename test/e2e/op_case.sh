@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test/e2e/op_case.sh - one per-op Paddle reference (tools/op_caselib.py): builds the case's program with
 # fluidc, fetching every variable Paddle recorded (the op's outputs and its inputs' gradients), runs it on
-# the recorded inputs and compares each fetched array with Paddle's within the case's tolerance.
+# the recorded inputs and compares each fetched array with Paddle's within the case's tolerance; then the
+# same program built with --no-memory-plan must give every array bit for bit.
 # usage: op_case.sh FLUIDC NPY_COMPARE CASE_DIR WORK_DIR
 set -euo pipefail
 fluidc=$1 compare=$2 case_dir=$3 work=$4
@@ -31,4 +32,7 @@ for name in "${fetch[@]}"; do
     "$compare" "$work/out/$lod" "$case_dir/expected/$lod" --rtol 0 --atol 0 > /dev/null || { echo "MISMATCH: $lod"; exit 1; }
   done
 done
-echo "${#fetch[@]} arrays match Paddle"
+"$fluidc" build "$case_dir/program.pdmodel" --fetch "$(IFS=,; echo "${fetch[*]}")" --no-memory-plan -o "$work/unplanned"
+"$work/unplanned" "${feeds[@]}" --fetch-dir "$work/unplanned_out" > /dev/null
+for name in "${fetch[@]}"; do cmp "$work/out/$name.npy" "$work/unplanned_out/$name.npy"; done
+echo "${#fetch[@]} arrays match Paddle, bit-identical with and without the memory plan"

@@ -14,8 +14,15 @@ deb=$work/pkg/fluidc_${version}_$(dpkg --print-architecture).deb
 test -f "$deb" || { ls "$work/pkg"; fail "no $deb"; }
 dpkg-deb -f "$deb" Depends | tee "$work/depends"
 # What the installed fluidc needs at run time: the C++ compiler it runs and the shared libraries it links.
-grep -q "clang" "$work/depends" || fail "Depends lacks the C++ compiler"
-for lib in $(ldd "$build/bin/fluidc" | awk '/=>/ {print $1}' | grep -E 'protobuf|fmt'); do
+if "$build/bin/fluidc" --version | grep -q "^embedded compiler: .*clang"; then
+  # The embedded Clang compiles: its built-in headers and the linker, not a compiler package.
+  for pkg in libclang-common-14-dev binutils libstdc++-12-dev libclang-cpp14 libllvm14; do
+    grep -q "$pkg" "$work/depends" || fail "Depends lacks $pkg (the embedded compiler needs it)"
+  done
+else
+  grep -q "clang" "$work/depends" || fail "Depends lacks the C++ compiler"
+fi
+for lib in $(ldd "$build/bin/fluidc" | awk '/=>/ {print $1}' | grep -E 'protobuf|fmt|clang|LLVM'); do
   pkg=$(dpkg -S "*/$lib" 2> /dev/null | head -1 | cut -d: -f1) || true
   [ -z "$pkg" ] || grep -q "$pkg" "$work/depends" || fail "Depends lacks $pkg (bin/fluidc links $lib)"
 done

@@ -26,6 +26,7 @@
 #include "compiler/codegen/target.h"
 #include "compiler/ops/emit_ctx.h"
 #include "compiler/ops/registry.h"
+#include "kernels/cuda/op_list.h"
 
 using namespace fluidc;
 
@@ -55,8 +56,9 @@ struct Generated {
   std::map<int, std::string> op_at_line;  // first line of each op's function -> op type
 };
 
-/// One function per op: tensors for its slots, its attribute struct, the call.
-Generated generate(const std::vector<const ops::OpDef*>& defs) {
+/// One function per op: tensors for its slots, its attribute struct, the
+/// call (the CUDA target's, against kernels/cuda/ops.h, when `cuda`).
+Generated generate(const std::vector<const ops::OpDef*>& defs, bool cuda = false) {
   Generated g;
   std::ostringstream out;
   std::set<std::string> families;
@@ -64,6 +66,8 @@ Generated generate(const std::vector<const ops::OpDef*>& defs) {
   out << "#include <array>\n#include <vector>\n#include \"runtime/tensor_array.h\"\n";
   for (const auto& f : families) out << fmt::format("#include \"kernels/{}.h\"\n", f);
   out << "namespace k = fluidc::kernels;\nusing fluidc::rt::Tensor;\nusing fluidc::rt::TensorArray;\n";
+  if (cuda)
+    out << "#include \"kernels/cuda/ops.h\"\nnamespace kc = fluidc::kernels::cuda;\nusing fluidc::cu::DTensor;\n";
   const std::string prologue = out.str();
   int line = static_cast<int>(std::count(prologue.begin(), prologue.end(), '\n')) + 1;
   pb::ProgramDesc desc;
@@ -85,7 +89,8 @@ Generated generate(const std::vector<const ops::OpDef*>& defs) {
           std::string name = fmt::format("v{}", idents.size());
           v->add_arguments(name);
           idents[name] = name;
-          fn << fmt::format("  {} {};\n", s.holds == pb::VarType::LOD_TENSOR_ARRAY ? "TensorArray" : "Tensor", name);
+          fn << fmt::format("  {} {};\n", s.holds == pb::VarType::LOD_TENSOR_ARRAY ? "TensorArray" : cuda ? "DTensor" : "Tensor",
+                            name);
         }
       }
     };
@@ -111,7 +116,7 @@ Generated generate(const std::vector<const ops::OpDef*>& defs) {
           return it == idents.end() ? nullptr : &it->second;
         },
         [](int b) { return fmt::format("block{}", b); }, attrs, body, globals, fams,
-        [](EmitCtx& c) { cpu_target().emit_kernel_call(c); });
+        [cuda](EmitCtx& c) { (cuda ? cuda_target() : cpu_target()).emit_kernel_call(c); });
     ctx.kernel_call();
     std::string text = fmt::format("void call_{}() {{\n{}{}}}\n", n, fn.str(), body.str());
     g.op_at_line[line] = def.type;
@@ -168,6 +173,19 @@ TEST_CASE("every generic kernel call compiles against the kernel headers", "[ops
   REQUIRE(defs.size() > 20);
   auto bad = mismatches(generate(defs), FLUIDC_TEST_TMP_DIR "/kernel_abi_all.cc");
   INFO("ops whose generated call does not match their kernel:\n" << report(bad));
+  CHECK(bad.empty());
+}
+
+TEST_CASE("every op of the CUDA list: its generic call compiles against kernels/cuda/ops.h", "[ops][abi]") {
+  std::vector<const ops::OpDef*> defs;
+  for (std::string_view type : kernels::cuda::kOpTypes) {
+    const ops::OpDef* d = ops::find_op(type);
+    INFO("kernels/cuda/op_list.h names " << type << ", which the op table does not have");
+    REQUIRE(d != nullptr);
+    defs.push_back(d);
+  }
+  auto bad = mismatches(generate(defs, true), FLUIDC_TEST_TMP_DIR "/kernel_abi_cuda.cc");
+  INFO("ops whose generated CUDA call does not match their kernel:\n" << report(bad));
   CHECK(bad.empty());
 }
 

@@ -1,0 +1,23 @@
+# cmake/cuda.cmake - FLUIDC_CUDA=AUTO|ON|OFF: build the CUDA target's runtime and kernels (docs/cuda.md).
+# AUTO builds them when nvcc is found. Sets FLUIDC_HAVE_CUDA.
+set(FLUIDC_CUDA AUTO CACHE STRING "build the CUDA runtime and kernels for --target cuda (AUTO: when nvcc is found)")
+set_property(CACHE FLUIDC_CUDA PROPERTY STRINGS AUTO ON OFF)
+set(FLUIDC_HAVE_CUDA OFF)
+if(NOT FLUIDC_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    # Ampere and Hopper (A100, H100/H200): the GPUs the issue targets.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 80 90)
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 17)  # the .cu files include only kernels/cuda/device.h (CMake knows no CUDA20 for nvcc 13)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    find_package(CUDAToolkit REQUIRED)
+    set(FLUIDC_HAVE_CUDA ON)
+  elseif(FLUIDC_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "FLUIDC_CUDA=ON but no CUDA compiler (nvcc) was found; set CMAKE_CUDA_COMPILER or use FLUIDC_CUDA=AUTO|OFF")
+  endif()
+endif()
+message(STATUS "fluidc CUDA target runtime: ${FLUIDC_HAVE_CUDA} (FLUIDC_CUDA=${FLUIDC_CUDA})")

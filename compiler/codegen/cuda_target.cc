@@ -1,0 +1,215 @@
+// compiler/codegen/cuda_target.cc - the CUDA target: model.cu over kernels/cuda/ops.h, built by nvcc (docs/cuda.md).
+//
+// The emitter's class, methods and tables are the CPU target's; what differs:
+// every variable is a cu::DTensor (host mirror + device storage), the class
+// derives from cu::CudaModel (which wraps each step in the feed/fetch
+// copies and the CUDA graph), main-program ops call `kc::<type>` (the CUDA
+// kernels, kernels/cuda/op_list.h lists them) and the startup program, run
+// once, calls the CPU kernels on the host mirrors.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "compiler/codegen/target.h"
+#include "compiler/ops/emit_ctx.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/version.h"
+#include "kernels/cuda/op_list.h"
+
+namespace fluidc {
+namespace {
+
+// Ampere and Hopper; the generated file itself has no device code (the
+// kernels are precompiled in libfluidc_cuda_kernels.a), so this costs nothing.
+const char* const kGencode[] = {"-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"};
+
+struct Toolchain {
+  std::string nvcc, include_dir, lib_dir;
+};
+
+// $NVCC or nvcc from PATH; the runtime from $FLUIDC_HOME or the build tree
+// fluidc came from (an installed fluidc carries no CUDA runtime yet).
+Toolchain toolchain() {
+  Toolchain t;
+  const char* nvcc = std::getenv("NVCC");
+  t.nvcc = nvcc && *nvcc ? nvcc : "nvcc";
+  if (const char* home = std::getenv("FLUIDC_HOME"); home && *home) {
+    t.include_dir = std::string(home) + "/include";
+    t.lib_dir = std::string(home) + "/lib";
+  } else {
+    t.include_dir = kDefaultIncludeDir;
+    t.lib_dir = kDefaultLibDir;
+  }
+  return t;
+}
+
+std::vector<std::string> nvcc_flags(const BuildRecipe& r) {
+  const Toolchain tc = toolchain();
+  std::vector<std::string> cmd = {tc.nvcc, "-std=c++20", fmt::format("-O{}", r.opt_level), "-I" + tc.include_dir,
+                                  "-Xcompiler=-fno-math-errno", "-Xcompiler=-ffile-prefix-map=" + r.source_dir + "=.",
+                                  // params.cc's .incbin names params.bin relative to the sources.
+                                  "-Xcompiler=-Xassembler,-I" + r.source_dir};
+  cmd.insert(cmd.end(), std::begin(kGencode), std::end(kGencode));
+  return cmd;
+}
+
+// $FLUIDC_NVCCFLAGS (split at spaces) last, so it can override the rest.
+void append_user_flags(std::vector<std::string>& cmd) {
+  std::istringstream extra(std::getenv("FLUIDC_NVCCFLAGS") ? std::getenv("FLUIDC_NVCCFLAGS") : "");
+  for (std::string flag; extra >> flag;) cmd.push_back(flag);
+}
+
+const char* const kLibs[] = {"-lfluidc_cuda_kernels", "-lfluidc_cuda_runtime", "-lfluidc_kernels", "-lfluidc_runtime",
+                             "-lcublas", "-lpthread"};
+
+// The startup program runs once, on the host kernels; the emitter names
+// its block methods startup_blockN.
+bool in_startup(const EmitCtx& c) { return c.block_fn(0).rfind("startup_", 0) == 0; }
+
+class CudaTarget final : public Target {
+ public:
+  const char* name() const override { return "cuda"; }
+  const char* source_file() const override { return "model.cu"; }
+
+  void emit_prologue(std::ostream& out, const std::set<std::string>& families) const override {
+    out << "#include <algorithm>\n#include <array>\n#include <limits>\n#include <vector>\n\n"
+           "#include \"runtime/arena.h\"\n#include \"runtime/finite_check.h\"\n#include \"runtime/model.h\"\n"
+           "#include \"runtime/step_stack.h\"\n#include \"runtime/tensor_array.h\"\n"
+           "#include \"runtime/cuda/cuda_model.h\"\n#include \"kernels/cuda/ops.h\"\n";
+    for (const auto& f : families) out << fmt::format("#include \"kernels/{}.h\"\n", f);
+  }
+
+  void emit_namespace_prologue(std::ostream& out) const override {
+    out << "namespace k = fluidc::kernels;\nnamespace kc = fluidc::kernels::cuda;\nusing fluidc::rt::OpSite;\n"
+           "using fluidc::rt::Tensor;\nusing fluidc::rt::TensorArray;\nusing fluidc::rt::g_current_op;\n"
+           "using fluidc::cu::DTensor;\n";
+  }
+
+  const char* storage_type(bool tensor_array) const override { return tensor_array ? "TensorArray" : "DTensor"; }
+
+  void emit_op(EmitCtx& c) const override {
+    if (in_startup(c)) {
+      if (c.def().emit_cpu) c.def().emit_cpu(c);
+      else c.kernel_call();
+    } else if (c.def().emit_cuda) {
+      c.def().emit_cuda(c);
+    } else {
+      c.kernel_call();
+    }
+  }
+
+  void emit_kernel_call(EmitCtx& c) const override {
+    if (in_startup(c)) emit_generic_kernel_call(c, "k::", "Tensor");
+    else emit_generic_kernel_call(c, "kc::", "DTensor");
+  }
+
+  bool supports(const ops::OpDef& def) const override {
+    return def.has(ops::kFeed) || def.has(ops::kFetch) || def.emit_cuda || kernels::cuda::has_kernel(def.type);
+  }
+  bool uses_host_plans() const override { return false; }
+  const char* model_base_class() const override { return "fluidc::cu::CudaModel"; }
+  const char* run_method() const override { return "step"; }
+  const char* startup_method() const override { return "startup_step"; }
+  const char* main_function() const override { return "fluidc::cu::run_cuda_model_main"; }
+
+  // params.bin placed in the binary by the host assembler, from a C++ file
+  // (nvcc takes no assembler sources).
+  std::vector<std::pair<std::string, std::string>> params_files(const std::string& symbol) const override {
+    return {{"params.cc", fmt::format("// MACHINE GENERATED by fluidc: embeds params.bin (combined Paddle tensor records).\n"
+                                      "__asm__(\".section .rodata\\n\"\n"
+                                      "        \".global {0}\\n\"\n"
+                                      "        \".global {0}_end\\n\"\n"
+                                      "        \".balign 64\\n\"\n"
+                                      "        \"{0}:\\n\"\n"
+                                      "        \".incbin \\\"params.bin\\\"\\n\"\n"
+                                      "        \"{0}_end:\\n\"\n"
+                                      "        \".byte 0\\n\"\n"
+                                      "        \".previous\\n\");\n",
+                                      symbol)}};
+  }
+
+  std::vector<std::string> compile_command(const BuildRecipe& r) const override {
+    std::vector<std::string> inputs;
+    for (const auto& s : r.sources) inputs.push_back(r.source_dir + "/" + s);
+    return link_command(r, inputs);
+  }
+
+  std::vector<std::string> object_command(const BuildRecipe& r, const std::string& source,
+                                          const std::string& object) const override {
+    std::vector<std::string> cmd = nvcc_flags(r);
+    cmd.insert(cmd.end(), {"-c", r.source_dir + "/" + source, "-o", object});
+    append_user_flags(cmd);
+    return cmd;
+  }
+
+  std::vector<std::string> link_command(const BuildRecipe& r, const std::vector<std::string>& inputs) const override {
+    const std::string kernels = toolchain().lib_dir + "/libfluidc_cuda_kernels.a";
+    std::error_code ec;
+    if (!std::filesystem::exists(kernels, ec))
+      user_error(fmt::format("--target cuda: {} is missing: this fluidc was configured without the CUDA runtime "
+                             "(FLUIDC_CUDA=OFF, or no nvcc was found); `fluidc emit --target cuda` still works",
+                             kernels));
+    std::vector<std::string> cmd = nvcc_flags(r);
+    cmd.insert(cmd.end(), inputs.begin(), inputs.end());
+    cmd.insert(cmd.end(), {"-o", r.output, "-L" + toolchain().lib_dir});
+    cmd.insert(cmd.end(), std::begin(kLibs), std::end(kLibs));
+    append_user_flags(cmd);
+    return cmd;
+  }
+
+  std::string cmake_lists(const BuildRecipe& r) const override {
+    const Toolchain tc = toolchain();
+    const char* use = r.library ? "PUBLIC" : "PRIVATE";
+    return fmt::format(
+        "# MACHINE GENERATED by fluidc {}: builds the emitted CUDA program (nvcc, cuBLAS).\n"
+        "cmake_minimum_required(VERSION 3.25)\n"
+        "project(fluidc_model LANGUAGES CXX CUDA)\n"
+        "set(CMAKE_CXX_STANDARD 20)\n"
+        "if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)\n  set(CMAKE_CUDA_ARCHITECTURES 80 90)\nendif()\n"
+        "find_package(CUDAToolkit REQUIRED)\n"
+        "set(FLUIDC_INCLUDE_DIR \"{}\" CACHE PATH \"fluidc runtime headers\")\n"
+        "set(FLUIDC_LIB_DIR \"{}\" CACHE PATH \"fluidc runtime libraries\")\n"
+        "{}(model {}{})\n"
+        "target_include_directories(model {} ${{FLUIDC_INCLUDE_DIR}})\n"
+        "target_compile_options(model PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wa,-I${{CMAKE_CURRENT_SOURCE_DIR}}>)\n"
+        "# C++20 for the runtime headers, as a flag: CMake knows no CUDA20 dialect for nvcc 13.\n"
+        "target_compile_options(model PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>)\n"
+        "target_link_directories(model {} ${{FLUIDC_LIB_DIR}})\n"
+        "target_link_libraries(model {} fluidc_cuda_kernels fluidc_cuda_runtime fluidc_kernels fluidc_runtime "
+        "CUDA::cublas CUDA::cudart pthread)\n",
+        kFluidcVersion, tc.include_dir, tc.lib_dir, r.library ? "add_library" : "add_executable",
+        r.library ? "STATIC " : "", fmt::join(r.sources, " "), use, use, use);
+  }
+
+  std::vector<std::vector<std::string>> object_commands(const BuildRecipe& r,
+                                                        std::vector<std::string>* objects) const override {
+    std::vector<std::vector<std::string>> cmds;
+    for (const auto& s : r.sources) {
+      objects->push_back(r.source_dir + "/" + s + ".o");
+      cmds.push_back(object_command(r, s, objects->back()));
+    }
+    return cmds;
+  }
+
+  std::vector<std::string> runtime_archives() const override {
+    const Toolchain tc = toolchain();
+    return {tc.lib_dir + "/libfluidc_cuda_kernels.a", tc.lib_dir + "/libfluidc_cuda_runtime.a",
+            tc.lib_dir + "/libfluidc_kernels.a", tc.lib_dir + "/libfluidc_runtime.a"};
+  }
+
+  std::string archiver() const override {
+    const char* ar = std::getenv("AR");
+    return ar && *ar ? ar : "ar";
+  }
+};
+
+}  // namespace
+
+const Target& cuda_target() {
+  static const CudaTarget target;
+  return target;
+}
+
+}  // namespace fluidc

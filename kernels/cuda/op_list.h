@@ -1,0 +1,29 @@
+// kernels/cuda/op_list.h - the op types the CUDA target compiles: the one list, asked by the CUDA target and tests.
+//
+// Each has a kernel in kernels/cuda/ops.h with its CPU kernel's signature
+// (test cuda_kernel_abi compiles the generic call of every entry against
+// it). Header-only, no CUDA: the compiler includes it.
+#pragma once
+
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+
+namespace fluidc::kernels::cuda {
+
+inline constexpr std::string_view kOpTypes[] = {
+    "abs", "abs_grad", "adam", "assign", "cast", "cross_entropy2", "cross_entropy_grad2", "elementwise_add", "elementwise_add_grad", "elementwise_div", "elementwise_div_grad",
+    "elementwise_mul", "elementwise_mul_grad", "elementwise_sub", "elementwise_sub_grad", "exp", "exp_grad", "fill_any_like", "fill_constant",
+    "fill_zeros_like", "flatten_contiguous_range", "flatten_contiguous_range_grad", "log", "log_grad", "matmul",
+    "matmul_grad", "matmul_v2", "matmul_v2_grad", "mean", "mean_grad", "momentum", "mul", "mul_grad", "reduce_mean",
+    "reduce_mean_grad", "reduce_sum", "reduce_sum_grad", "relu", "relu_grad", "reshape2", "reshape2_grad",
+    "scale", "sgd", "sigmoid", "sigmoid_grad", "softmax", "softmax_grad", "softmax_with_cross_entropy",
+    "softmax_with_cross_entropy_grad", "sqrt", "sqrt_grad", "square", "square_grad", "sum", "tanh", "tanh_grad",
+};
+
+/// Whether `type` has a CUDA kernel.
+inline bool has_kernel(std::string_view type) {
+  return std::find(std::begin(kOpTypes), std::end(kOpTypes), type) != std::end(kOpTypes);
+}
+
+}  // namespace fluidc::kernels::cuda

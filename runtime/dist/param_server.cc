@@ -1,0 +1,78 @@
+// runtime/dist/param_server.cc - SyncServer: the send barrier runs the update once, bounded waits name missing trainers.
+#include "runtime/dist/param_server.h"
+
+#include <fmt/format.h>
+
+#include "runtime/error.h"
+
+namespace fluidc::dist {
+
+SyncServer::SyncServer(int fanin, std::map<std::string, WireVar> params, OptimizeFn optimize,
+                       std::chrono::milliseconds barrier_timeout)
+    : fanin_(fanin), params_(std::move(params)), optimize_(std::move(optimize)), timeout_(barrier_timeout) {}
+
+void SyncServer::check_trainer(int trainer) const {
+  if (trainer < 0 || trainer >= fanin_)
+    rt::fail(fmt::format("trainer id {} is not in 0..{} (the server expects {} trainers)", trainer, fanin_ - 1, fanin_));
+}
+
+void SyncServer::on_send(int trainer, std::vector<WireVar> vars) {
+  check_trainer(trainer);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!failed_.empty()) rt::fail(failed_);
+  for (auto& v : vars) {
+    auto& copies = grads_[v.name];
+    copies.resize(fanin_);
+    copies[trainer] = std::move(v);
+  }
+}
+
+std::vector<WireVar> SyncServer::on_get(int trainer, const std::vector<std::string>& names) {
+  check_trainer(trainer);
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<WireVar> out;
+  for (const auto& n : names) {
+    auto it = params_.find(n);
+    if (it == params_.end()) rt::fail(fmt::format("no parameter '{}' on this server", n));
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+void SyncServer::on_barrier(int trainer, BarrierKind kind) {
+  check_trainer(trainer);
+  if (kind == BarrierKind::kFetch) return;  // parameters change only when every trainer's next send barrier is in
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!failed_.empty()) rt::fail(failed_);
+  arrived_.insert(trainer);
+  const int gen = generation_;
+  if (static_cast<int>(arrived_.size()) == fanin_) {
+    try {
+      optimize_(grads_, params_);
+    } catch (const std::exception& e) {
+      failed_ = fmt::format("the update of step {} failed: {}", generation_ + 1, e.what());
+    }
+    grads_.clear();
+    arrived_.clear();
+    ++generation_;
+    cv_.notify_all();
+    if (!failed_.empty()) rt::fail(failed_);
+    return;
+  }
+  if (!cv_.wait_for(lock, timeout_, [&] { return generation_ != gen || !failed_.empty(); })) {
+    std::vector<int> missing;
+    for (int t = 0; t < fanin_; ++t)
+      if (!arrived_.count(t)) missing.push_back(t);
+    failed_ = fmt::format("send barrier of step {}: trainer(s) {} did not arrive within {} ms (dead or stalled)",
+                          gen + 1, fmt::join(missing, ", "), timeout_.count());
+    cv_.notify_all();
+  }
+  if (!failed_.empty()) rt::fail(failed_);
+}
+
+int SyncServer::steps() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return generation_;
+}
+
+}  // namespace fluidc::dist

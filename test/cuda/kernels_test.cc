@@ -1,0 +1,461 @@
+// test/cuda/kernels_test.cc - every CUDA kernel (kernels/cuda/op_list.h) against its CPU twin on the same inputs.
+//
+// Each case runs k::<op> on host tensors and kc::<op> on device copies of
+// them, then compares every output (rtol 1e-5, atol 1e-6: GEMMs and
+// reductions sum in another order). Exits 77 (CTest: skipped) when there is
+// no CUDA device; fails when an op of the list has no case here.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+
+#include "kernels/cuda/op_list.h"
+#include "kernels/cuda/ops.h"
+#include "runtime/error.h"
+
+namespace k = fluidc::kernels;
+namespace kc = fluidc::kernels::cuda;
+using fluidc::cu::DTensor;
+using fluidc::rt::DType;
+using fluidc::rt::Shape;
+using fluidc::rt::Tensor;
+
+namespace {
+
+std::mt19937 rng(7);
+int failures = 0;
+std::set<std::string> covered;
+
+Tensor rnd(const Shape& s, float lo = -1.f, float hi = 1.f) {
+  Tensor t;
+  t.resize(s, DType::kFP32);
+  std::uniform_real_distribution<float> u(lo, hi);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
+  return t;
+}
+
+Tensor labels(const Shape& s, int64_t classes, int64_t ignore = -1000) {
+  Tensor t;
+  t.resize(s, DType::kInt64);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<int64_t>()[i] = static_cast<int64_t>(rng() % classes);
+  if (ignore != -1000 && t.numel() > 1) t.data<int64_t>()[1] = ignore;
+  return t;
+}
+
+// Device tensors live until the end of the run (DTensor is not movable).
+std::deque<std::unique_ptr<DTensor>> pool;
+DTensor& dev(const Tensor& h) {
+  pool.push_back(std::make_unique<DTensor>());
+  DTensor& d = *pool.back();
+  d.copy_from(h);
+  d.upload();
+  return d;
+}
+DTensor& dev_out() {
+  pool.push_back(std::make_unique<DTensor>());
+  return *pool.back();
+}
+
+double at(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DType::kFP32: return t.data<float>()[i];
+    case DType::kFP64: return t.data<double>()[i];
+    case DType::kInt32: return t.data<int32_t>()[i];
+    case DType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
+    case DType::kBool: return t.data<bool>()[i];
+    default: return NAN;
+  }
+}
+
+void compare(fluidc::cu::ContextScope& ctx, const std::string& what, const Tensor& cpu, DTensor& gpu) {
+  gpu.download_async();
+  ctx.sync();
+  if (gpu.shape() != cpu.shape() || gpu.dtype() != cpu.dtype()) {
+    std::printf("FAIL %s: CUDA %s %s vs CPU %s %s\n", what.c_str(), fluidc::rt::dtype_name(gpu.dtype()),
+                gpu.shape().str().c_str(), fluidc::rt::dtype_name(cpu.dtype()), cpu.shape().str().c_str());
+    ++failures;
+    return;
+  }
+  double worst = 0;
+  int64_t worst_at = -1;
+  for (int64_t i = 0; i < cpu.numel(); ++i) {
+    const double a = at(cpu, i), b = at(gpu, i);
+    const double excess = std::fabs(a - b) - (1e-6 + 1e-5 * std::fabs(a));
+    if (excess > worst || std::isnan(b) != std::isnan(a)) worst = std::isnan(b) ? INFINITY : excess, worst_at = i;
+  }
+  if (worst_at >= 0) {
+    std::printf("FAIL %s: element %lld differs (CPU %g, CUDA %g)\n", what.c_str(), static_cast<long long>(worst_at),
+                at(cpu, worst_at), at(gpu, worst_at));
+    ++failures;
+  } else {
+    std::printf("ok   %s\n", what.c_str());
+  }
+}
+
+void run_cases(fluidc::cu::ContextScope& ctx) {
+  // ---- GEMMs
+  {
+    covered.insert({"mul", "mul_grad"});
+    k::MulAttrs a;
+    Tensor x = rnd({4, 6}), y = rnd({6, 5}), g = rnd({4, 5}), out, dx, dy;
+    k::mul(x, y, out, a);
+    k::mul_grad(x, y, g, &dx, &dy, a);
+    DTensor &X = dev(x), &Y = dev(y), &G = dev(g), &O = dev_out(), &DX = dev_out(), &DY = dev_out();
+    kc::mul(X, Y, O, a);
+    kc::mul_grad(X, Y, G, &DX, &DY, a);
+    compare(ctx, "mul", out, O), compare(ctx, "mul_grad X", dx, DX), compare(ctx, "mul_grad Y", dy, DY);
+  }
+  struct MM {
+    Shape x, y;
+    bool tx, ty;
+  };
+  for (const MM& c : {MM{{4, 6}, {6, 5}, false, false}, MM{{6, 4}, {6, 5}, true, false}, MM{{4, 6}, {5, 6}, false, true},
+                      MM{{6, 4}, {5, 6}, true, true}, MM{{3, 4, 6}, {6, 5}, false, false},
+                      MM{{2, 4, 6}, {2, 6, 5}, false, false}, MM{{2, 6, 4}, {2, 5, 6}, true, true},
+                      MM{{4, 6}, {2, 6, 5}, false, false}, MM{{6}, {6, 5}, false, false}}) {
+    covered.insert({"matmul_v2", "matmul_v2_grad"});
+    k::MatmulV2Attrs a;
+    a.trans_x = c.tx, a.trans_y = c.ty;
+    Tensor x = rnd(c.x), y = rnd(c.y), out, dx, dy;
+    k::matmul_v2(x, y, out, a);
+    Tensor g = rnd(out.shape());
+    k::matmul_v2_grad(x, y, g, &dx, &dy, a);
+    DTensor &X = dev(x), &Y = dev(y), &G = dev(g), &O = dev_out(), &DX = dev_out(), &DY = dev_out();
+    kc::matmul_v2(X, Y, O, a);
+    kc::matmul_v2_grad(X, Y, G, &DX, &DY, a);
+    const std::string n = "matmul_v2 " + c.x.str() + (c.tx ? "^T" : "") + " @ " + c.y.str() + (c.ty ? "^T" : "");
+    compare(ctx, n, out, O), compare(ctx, n + " grad X", dx, DX), compare(ctx, n + " grad Y", dy, DY);
+  }
+  for (const MM& c : {MM{{4, 6}, {6, 5}, false, true}, MM{{3, 4, 6}, {3, 6, 5}, false, false},
+                      MM{{3, 4, 6}, {6, 5}, true, false}, MM{{6}, {6}, false, false}}) {
+    covered.insert({"matmul", "matmul_grad"});
+    k::MatmulAttrs a;
+    a.transpose_X = c.tx, a.transpose_Y = c.ty, a.alpha = 0.5f;
+    Shape xs = c.x;
+    if (c.tx && xs.rank >= 2) std::swap(xs.d[xs.rank - 1], xs.d[xs.rank - 2]);
+    Tensor x = rnd(xs), y = rnd(c.y), out, dx, dy;
+    k::matmul(x, y, out, a);
+    Tensor g = rnd(out.shape());
+    k::matmul_grad(x, y, g, &dx, &dy, a);
+    DTensor &X = dev(x), &Y = dev(y), &G = dev(g), &O = dev_out(), &DX = dev_out(), &DY = dev_out();
+    kc::matmul(X, Y, O, a);
+    kc::matmul_grad(X, Y, G, &DX, &DY, a);
+    const std::string n = "matmul (v1, alpha 0.5) " + xs.str() + (c.tx ? "^T" : "") + " @ " + c.y.str() + (c.ty ? "^T" : "");
+    compare(ctx, n, out, O), compare(ctx, n + " grad X", dx, DX), compare(ctx, n + " grad Y", dy, DY);
+  }
+  // ---- elementwise, with Paddle's broadcasting
+  struct EW {
+    Shape x, y;
+    int axis;
+  };
+  using Fwd = void (*)(const Tensor&, const Tensor&, Tensor&, const k::ElementwiseAttrs&);
+  using FwdC = void (*)(const DTensor&, const DTensor&, DTensor&, const k::ElementwiseAttrs&);
+  using Bwd = void (*)(const Tensor&, const Tensor&, const Tensor&, Tensor*, Tensor*, const k::ElementwiseAttrs&);
+  using BwdC = void (*)(const DTensor&, const DTensor&, const DTensor&, DTensor*, DTensor*, const k::ElementwiseAttrs&);
+  struct Op {
+    const char* name;
+    Fwd f;
+    FwdC fc;
+    Bwd b;
+    BwdC bc;
+  };
+  for (const Op& op : {Op{"elementwise_add", k::elementwise_add, kc::elementwise_add, k::elementwise_add_grad,
+                          kc::elementwise_add_grad},
+                       Op{"elementwise_sub", k::elementwise_sub, kc::elementwise_sub, k::elementwise_sub_grad,
+                          kc::elementwise_sub_grad},
+                       Op{"elementwise_mul", k::elementwise_mul, kc::elementwise_mul, k::elementwise_mul_grad,
+                          kc::elementwise_mul_grad},
+                       Op{"elementwise_div", k::elementwise_div, kc::elementwise_div, nullptr, nullptr}})
+    for (const EW& c : {EW{{4, 5}, {4, 5}, -1}, EW{{4, 5}, {5}, -1}, EW{{2, 3, 4}, {3}, 1}, EW{{2, 3, 4}, {2, 1, 4}, -1}}) {
+      covered.insert(op.name);
+      k::ElementwiseAttrs a;
+      a.axis = c.axis;
+      Tensor x = rnd(c.x), y = rnd(c.y, 0.5f, 2.f), out, dx, dy;
+      op.f(x, y, out, a);
+      Tensor g = rnd(out.shape());
+      DTensor &X = dev(x), &Y = dev(y), &G = dev(g), &O = dev_out(), &DX = dev_out(), &DY = dev_out();
+      op.fc(X, Y, O, a);
+      const std::string n = std::string(op.name) + " " + c.x.str() + " " + c.y.str();
+      compare(ctx, n, out, O);
+      if (op.b) {
+        covered.insert(std::string(op.name) + "_grad");
+        op.b(x, y, g, &dx, &dy, a);
+        op.bc(X, Y, G, &DX, &DY, a);
+      } else {
+        covered.insert("elementwise_div_grad");
+        k::elementwise_div_grad(x, y, out, g, &dx, &dy, a);
+        kc::elementwise_div_grad(X, Y, O, G, &DX, &DY, a);
+      }
+      compare(ctx, n + " grad X", dx, DX), compare(ctx, n + " grad Y", dy, DY);
+    }
+  // ---- activations
+  using U = void (*)(const Tensor&, Tensor&);
+  using UC = void (*)(const DTensor&, DTensor&);
+  using UG = void (*)(const Tensor&, const Tensor&, Tensor*);
+  using UGC = void (*)(const DTensor&, const DTensor&, DTensor*);
+  struct Act {
+    const char* name;
+    U f;
+    UC fc;
+    UG g;
+    UGC gc;
+    bool grad_from_x;
+    float lo = -3.f, hi = 3.f;  // sqrt and log: positive inputs
+  };
+  for (const Act& act : {Act{"relu", k::relu, kc::relu, k::relu_grad, kc::relu_grad, false},
+                         Act{"sigmoid", k::sigmoid, kc::sigmoid, k::sigmoid_grad, kc::sigmoid_grad, false},
+                         Act{"tanh", k::tanh, kc::tanh, k::tanh_grad, kc::tanh_grad, false},
+                         Act{"square", k::square, kc::square, k::square_grad, kc::square_grad, true},
+                         Act{"sqrt", k::sqrt, kc::sqrt, k::sqrt_grad, kc::sqrt_grad, false, 0.1f, 4.f},
+                         Act{"exp", k::exp, kc::exp, k::exp_grad, kc::exp_grad, false},
+                         Act{"log", k::log, kc::log, k::log_grad, kc::log_grad, true, 0.1f, 4.f},
+                         Act{"abs", k::abs, kc::abs, k::abs_grad, kc::abs_grad, true}}) {
+    covered.insert({act.name, std::string(act.name) + "_grad"});
+    Tensor x = rnd({5, 7}, act.lo, act.hi), out, dx, g = rnd({5, 7});
+    act.f(x, out);
+    act.g(act.grad_from_x ? x : out, g, &dx);
+    DTensor &X = dev(x), &G = dev(g), &O = dev_out(), &DX = dev_out();
+    act.fc(X, O);
+    act.gc(act.grad_from_x ? X : O, G, &DX);
+    compare(ctx, act.name, out, O), compare(ctx, std::string(act.name) + "_grad", dx, DX);
+  }
+  for (bool after : {true, false}) {
+    covered.insert("scale");
+    k::ScaleAttrs a;
+    a.scale = 1.5f, a.bias = -0.25f, a.bias_after_scale = after;
+    Tensor x = rnd({3, 4}), out;
+    k::scale(x, nullptr, out, a);
+    DTensor &X = dev(x), &O = dev_out();
+    kc::scale(X, nullptr, O, a);
+    compare(ctx, after ? "scale (bias after)" : "scale (bias before)", out, O);
+  }
+  {
+    covered.insert({"fill_constant", "assign", "sum"});
+    k::FillConstantAttrs a;
+    a.shape = {3, 2};
+    a.value = 0.75f;
+    Tensor out;
+    k::fill_constant(nullptr, nullptr, nullptr, 0, out, a);
+    DTensor& O = dev_out();
+    kc::fill_constant(nullptr, nullptr, nullptr, 0, O, a);
+    compare(ctx, "fill_constant float32", out, O);
+    a.dtype = static_cast<int>(DType::kInt64), a.value = 3;
+    Tensor out64;
+    k::fill_constant(nullptr, nullptr, nullptr, 0, out64, a);
+    DTensor& O64 = dev_out();
+    kc::fill_constant(nullptr, nullptr, nullptr, 0, O64, a);
+    compare(ctx, "fill_constant int64", out64, O64);
+    Tensor x = rnd({4, 3}), y = rnd({4, 3}), z = rnd({4, 3}), as, s;
+    k::assign(x, as);
+    DTensor &X = dev(x), &Y = dev(y), &Z = dev(z), &AS = dev_out(), &S = dev_out();
+    kc::assign(X, AS);
+    compare(ctx, "assign", as, AS);
+    const Tensor* const in[] = {&x, &y, &z};
+    const DTensor* const inc[] = {&X, &Y, &Z};
+    k::sum(in, 3, s);
+    kc::sum(inc, 3, S);
+    compare(ctx, "sum of 3", s, S);
+  }
+  {
+    covered.insert({"cast", "fill_any_like", "fill_zeros_like"});
+    Tensor x = rnd({3, 5}, -40, 40);
+    x.data<float>()[0] = 0.f;
+    DTensor& X = dev(x);
+    for (DType to : {DType::kInt64, DType::kInt32, DType::kFP64, DType::kBool, DType::kFP32}) {
+      k::CastAttrs a;
+      a.in_dtype = static_cast<int>(DType::kFP32), a.out_dtype = static_cast<int>(to);
+      Tensor out;
+      k::cast(x, out, a);
+      DTensor& O = dev_out();
+      kc::cast(X, O, a);
+      compare(ctx, std::string("cast float32 -> ") + fluidc::rt::dtype_name(to), out, O);
+    }
+    Tensor i64 = labels({4, 3}, 1000), back;
+    k::CastAttrs a;
+    a.in_dtype = static_cast<int>(DType::kInt64), a.out_dtype = static_cast<int>(DType::kFP32);
+    k::cast(i64, back, a);
+    DTensor &I = dev(i64), &B = dev_out();
+    kc::cast(I, B, a);
+    compare(ctx, "cast int64 -> float32", back, B);
+    k::FillAnyLikeAttrs fa;
+    fa.value = 2.5f;
+    Tensor like, zeros;
+    k::fill_any_like(x, like, fa);
+    k::fill_zeros_like(i64, zeros);
+    DTensor &L = dev_out(), &Z = dev_out();
+    kc::fill_any_like(X, L, fa);
+    kc::fill_zeros_like(I, Z);
+    compare(ctx, "fill_any_like", like, L), compare(ctx, "fill_zeros_like (int64)", zeros, Z);
+  }
+  // ---- data movement
+  {
+    covered.insert({"reshape2", "reshape2_grad", "flatten_contiguous_range", "flatten_contiguous_range_grad"});
+    k::Reshape2Attrs ra;
+    ra.shape = {0, -1};
+    Tensor x = rnd({2, 3, 4}), out, xs, dx;
+    k::reshape2(x, out, &xs, ra);
+    Tensor g = rnd(out.shape());
+    k::reshape2_grad(xs, g, &dx);
+    DTensor &X = dev(x), &G = dev(g), &O = dev_out(), &XS = dev_out(), &DX = dev_out();
+    kc::reshape2(X, nullptr, nullptr, 0, O, &XS, ra);
+    kc::reshape2_grad(XS, G, &DX);
+    compare(ctx, "reshape2", out, O), compare(ctx, "reshape2_grad", dx, DX);
+    XS.download_async();
+    ctx.sync();
+    if (XS.shape() != xs.shape()) {
+      std::printf("FAIL reshape2 XShape: %s vs %s\n", XS.shape().str().c_str(), xs.shape().str().c_str());
+      ++failures;
+    }
+    k::FlattenAttrs fa;
+    fa.start_axis = 1, fa.stop_axis = 2;
+    Tensor fo, fxs, fdx;
+    k::flatten_contiguous_range(x, fo, &fxs, fa);
+    k::flatten_contiguous_range_grad(fxs, g, &fdx);
+    DTensor &FO = dev_out(), &FXS = dev_out(), &FDX = dev_out();
+    kc::flatten_contiguous_range(X, FO, &FXS, fa);
+    kc::flatten_contiguous_range_grad(FXS, G, &FDX);
+    compare(ctx, "flatten_contiguous_range", fo, FO), compare(ctx, "flatten_contiguous_range_grad", fdx, FDX);
+  }
+  // ---- reductions, softmax, cross entropy
+  for (bool mean : {false, true})
+    for (int variant = 0; variant < 3; ++variant) {
+      covered.insert({"reduce_sum", "reduce_sum_grad", "reduce_mean", "reduce_mean_grad"});
+      k::ReduceAttrs a;
+      if (variant == 0) a.dim = {1};
+      if (variant == 1) a.dim = {0, 2}, a.keep_dim = true;
+      if (variant == 2) a.reduce_all = true;
+      Tensor x = rnd({3, 4, 5}), out, dx;
+      (mean ? k::reduce_mean : k::reduce_sum)(x, out, a);
+      Tensor g = rnd(out.shape());
+      (mean ? k::reduce_mean_grad : k::reduce_sum_grad)(x, g, &dx, a);
+      DTensor &X = dev(x), &G = dev(g), &O = dev_out(), &DX = dev_out();
+      (mean ? kc::reduce_mean : kc::reduce_sum)(X, O, a);
+      (mean ? kc::reduce_mean_grad : kc::reduce_sum_grad)(X, G, &DX, a);
+      const std::string n = std::string(mean ? "reduce_mean" : "reduce_sum") + " variant " + std::to_string(variant);
+      compare(ctx, n, out, O), compare(ctx, n + " grad", dx, DX);
+    }
+  {
+    covered.insert({"mean", "mean_grad"});
+    Tensor x = rnd({6, 7}), out, dx;
+    k::mean(x, out);
+    Tensor g = rnd(out.shape());
+    k::mean_grad(x, g, &dx);
+    DTensor &X = dev(x), &G = dev(g), &O = dev_out(), &DX = dev_out();
+    kc::mean(X, O);
+    kc::mean_grad(X, G, &DX);
+    compare(ctx, "mean", out, O), compare(ctx, "mean_grad", dx, DX);
+  }
+  for (int axis : {-1, 0, 1}) {
+    covered.insert({"softmax", "softmax_grad"});
+    k::SoftmaxAttrs a;
+    a.axis = axis;
+    Tensor x = rnd({3, 5, 4}, -4, 4), out, dx, g = rnd({3, 5, 4});
+    k::softmax(x, out, a);
+    k::softmax_grad(out, g, &dx, a);
+    DTensor &X = dev(x), &G = dev(g), &O = dev_out(), &DX = dev_out();
+    kc::softmax(X, O, a);
+    kc::softmax_grad(O, G, &DX, a);
+    compare(ctx, "softmax axis " + std::to_string(axis), out, O);
+    compare(ctx, "softmax_grad axis " + std::to_string(axis), dx, DX);
+  }
+  for (bool soft : {false, true}) {
+    covered.insert({"softmax_with_cross_entropy", "softmax_with_cross_entropy_grad"});
+    k::SoftmaxWithCrossEntropyAttrs a;
+    a.soft_label = soft;
+    Tensor logits = rnd({6, 10}, -5, 5), sm, loss, dx;
+    Tensor label = soft ? Tensor() : labels({6, 1}, 10, a.ignore_index);
+    if (soft) {
+      label = rnd({6, 10}, 0, 1);
+      k::SoftmaxAttrs norm;
+      Tensor p;
+      k::softmax(label, p, norm);
+      label.copy_from(p);
+    }
+    k::softmax_with_cross_entropy(logits, label, sm, loss, a);
+    Tensor g = rnd(loss.shape());
+    k::softmax_with_cross_entropy_grad(label, sm, g, &dx, a);
+    DTensor &L = dev(logits), &LB = dev(label), &G = dev(g), &SM = dev_out(), &LS = dev_out(), &DX = dev_out();
+    kc::softmax_with_cross_entropy(L, LB, SM, LS, a);
+    kc::softmax_with_cross_entropy_grad(LB, SM, G, &DX, a);
+    const std::string n = soft ? "softmax_with_cross_entropy (soft)" : "softmax_with_cross_entropy (hard, one ignored)";
+    compare(ctx, n + " softmax", sm, SM), compare(ctx, n + " loss", loss, LS), compare(ctx, n + " grad", dx, DX);
+  }
+  {
+    covered.insert({"cross_entropy2", "cross_entropy_grad2"});
+    k::CrossEntropy2Attrs a;
+    k::SoftmaxAttrs sa;
+    Tensor logits = rnd({5, 7}, -3, 3), p, y, xs, m, dx;
+    k::softmax(logits, p, sa);
+    Tensor label = labels({5, 1}, 7, a.ignore_index);
+    k::cross_entropy2(p, label, y, xs, m, a);
+    Tensor g = rnd(y.shape());
+    k::cross_entropy_grad2(label, m, xs, g, &dx, a);
+    DTensor &P = dev(p), &LB = dev(label), &G = dev(g), &Y = dev_out(), &XS = dev_out(), &M = dev_out(), &DX = dev_out();
+    kc::cross_entropy2(P, LB, Y, XS, M, a);
+    kc::cross_entropy_grad2(LB, M, XS, G, &DX, a);
+    compare(ctx, "cross_entropy2 Y (one ignored)", y, Y), compare(ctx, "cross_entropy2 MatchX", m, M);
+    compare(ctx, "cross_entropy_grad2", dx, DX);
+  }
+  // ---- optimizers
+  {
+    covered.insert({"sgd", "momentum", "adam"});
+    Tensor p = rnd({7, 3}), g = rnd({7, 3}), lr = rnd({1}, 0.01f, 0.1f), po;
+    k::sgd(p, lr, g, po);
+    DTensor &P = dev(p), &G = dev(g), &LR = dev(lr), &PO = dev_out();
+    kc::sgd(P, LR, G, PO);
+    compare(ctx, "sgd", po, PO);
+    for (int variant = 0; variant < 3; ++variant) {
+      k::MomentumAttrs a;
+      a.mu = 0.9f;
+      a.use_nesterov = variant == 1;
+      if (variant == 2) a.regularization_method = "l2_decay", a.regularization_coeff = 0.01f;
+      Tensor v = rnd({7, 3}), po2, vo;
+      k::momentum(p, g, v, lr, po2, vo, a);
+      DTensor &V = dev(v), &PO2 = dev_out(), &VO = dev_out();
+      kc::momentum(P, G, V, LR, PO2, VO, a);
+      const std::string n = "momentum variant " + std::to_string(variant);
+      compare(ctx, n + " param", po2, PO2), compare(ctx, n + " velocity", vo, VO);
+    }
+    k::AdamAttrs a;
+    Tensor m1 = rnd({7, 3}), m2 = rnd({7, 3}, 0, 1), b1p = rnd({1}, 0.5f, 0.9f), b2p = rnd({1}, 0.9f, 0.99f);
+    Tensor po3, m1o, m2o, b1o, b2o;
+    k::adam(p, g, lr, m1, m2, b1p, b2p, nullptr, nullptr, nullptr, po3, m1o, m2o, &b1o, &b2o, a);
+    DTensor &M1 = dev(m1), &M2 = dev(m2), &B1 = dev(b1p), &B2 = dev(b2p);
+    DTensor &PO3 = dev_out(), &M1O = dev_out(), &M2O = dev_out(), &B1O = dev_out(), &B2O = dev_out();
+    kc::adam(P, G, LR, M1, M2, B1, B2, nullptr, nullptr, nullptr, PO3, M1O, M2O, &B1O, &B2O, a);
+    compare(ctx, "adam param", po3, PO3), compare(ctx, "adam moment1", m1o, M1O);
+    compare(ctx, "adam moment2", m2o, M2O), compare(ctx, "adam beta1_pow", b1o, B1O);
+    compare(ctx, "adam beta2_pow", b2o, B2O);
+  }
+}
+
+}  // namespace
+
+int main() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    std::printf("cuda_kernels: no CUDA device (%s): skipped\n", e != cudaSuccess ? cudaGetErrorString(e) : "none");
+    return 77;
+  }
+  try {
+    fluidc::cu::ContextScope ctx;
+    run_cases(ctx);
+  } catch (const std::exception& ex) {
+    std::printf("FAIL: %s\n", ex.what());
+    return 1;
+  }
+  for (std::string_view op : kc::kOpTypes)
+    if (!covered.count(std::string(op))) {
+      std::printf("FAIL: %s is in kernels/cuda/op_list.h but has no case here\n", std::string(op).c_str());
+      ++failures;
+    }
+  std::printf("%d failures\n", failures);
+  return failures ? 1 : 0;
+}
