@@ -1,9 +1,8 @@
-// kernels/dist.h - the communication ops' CPU calls: split_byref here, the RPC ops in runtime/dist/ops.h (gRPC).
+// kernels/dist.h - split_byref, the one communication op that is a plain kernel (the RPC ops call runtime/dist/ops.h).
 #pragma once
 
 #include <cstring>
 
-#include "runtime/dist/ops.h"
 #include "runtime/error.h"
 #include "runtime/tensor.h"
 

@@ -90,6 +90,8 @@ class CpuTarget final : public Target {
     out << "#include <algorithm>\n#include <array>\n#include <limits>\n#include <vector>\n\n"
            "#include \"runtime/arena.h\"\n#include \"runtime/finite_check.h\"\n#include \"runtime/model.h\"\n#include \"runtime/step_stack.h\"\n#include \"runtime/tensor_array.h\"\n";
     for (const auto& f : families) out << fmt::format("#include \"kernels/{}.h\"\n", f);
+    // The communication ops (family "dist") call the distributed runtime, which sits above kernels/.
+    if (families.count("dist")) out << "#include \"runtime/dist/ops.h\"\n";
   }
 
   void emit_namespace_prologue(std::ostream& out) const override {
