@@ -12,6 +12,7 @@
 
 #include "runtime/cli.h"
 #include "runtime/dist/ops.h"
+#include "runtime/atomic_file.h"
 #include "runtime/driver_util.h"
 #include "runtime/error.h"
 
@@ -94,8 +95,15 @@ void print_dist_help(bool trainer) {
 }
 
 int run_server(rt::Model& model, int argc, char** argv) {
-  rt::Flags flags(argc, argv, {"threads"}, {}, {});
+  rt::Flags flags(argc, argv, {"threads", "checkpoint", "checkpoint-every", "resume"}, {}, {});
   rt::apply_threads_flag(flags);
+  LaunchConfig c = config();
+  c.checkpoint = flags.get("checkpoint");
+  c.checkpoint_every = flags.get_int("checkpoint-every", 0);
+  c.resume = flags.get("resume");
+  if (c.checkpoint_every > 0 && c.checkpoint.empty()) rt::fail("--checkpoint-every needs --checkpoint FILE");
+  if (!c.checkpoint.empty()) rt::check_writable_target(c.checkpoint);
+  configure(c);
   // The server's own startup initialises its slices; its received-gradient
   // variables get values only from trainers, so no persistable check here.
   if (model.info().has_startup) model.startup();
@@ -134,8 +142,13 @@ int run_dist_main(int argc, char** argv, const rt::ModelInfo& info) {
     std::unique_ptr<rt::Model> model(info.create());
     if (trainer) return run_trainer_shard(*model, rest);
     if (rt::wants_help(argc, argv)) {
-      std::printf("usage: %s [--threads N]\n\nParameter server compiled by fluidc %s from %s.\n", argv[0],
-                  info.fluidc_version, info.program);
+      std::printf("usage: %s [--threads N] [--checkpoint FILE [--checkpoint-every N]] [--resume FILE]\n\n"
+                  "Parameter server compiled by fluidc %s from %s.\n\n"
+                  "  --checkpoint FILE   write this server's state (its parameter slices, optimizer state,\n"
+                  "                      learning rate; Paddle's combined format) atomically at the end\n"
+                  "  --checkpoint-every N  also after every N-th update\n"
+                  "  --resume FILE       start from such a checkpoint instead of the startup values\n",
+                  argv[0], info.fluidc_version, info.program);
       return 0;
     }
     return run_server(*model, static_cast<int>(rest.size()), rest.data());

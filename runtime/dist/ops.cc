@@ -11,6 +11,7 @@
 #include "runtime/dist/param_server.h"
 #include "runtime/dist/transport.h"
 #include "runtime/error.h"
+#include "runtime/tensor_record.h"
 
 namespace fluidc::dist {
 namespace {
@@ -150,11 +151,35 @@ void listen_and_serv(const ServeSpec& spec) {
   const std::string endpoint = c.current_endpoint.empty() ? spec.endpoint : c.current_endpoint;
   std::map<std::string, int> recv_index, serve_index;
   for (int i = 0; i < spec.num_recv; ++i) recv_index[spec.recv_names[i]] = i;
-  std::map<std::string, WireVar> params;
+  // The server's state: what its startup initialised (parameter slices,
+  // optimizer state, learning rate); a checkpoint holds exactly these.
+  std::vector<std::string> state_names;
+  std::vector<rt::Tensor*> state_vars;
   for (int i = 0; i < spec.num_serve; ++i) {
     serve_index[spec.serve_names[i]] = i;
-    if (spec.serve_vars[i]->initialized()) params[spec.serve_names[i]] = to_wire(spec.serve_names[i], *spec.serve_vars[i]);
+    if (spec.serve_vars[i]->initialized()) state_names.push_back(spec.serve_names[i]), state_vars.push_back(spec.serve_vars[i]);
   }
+  if (!c.resume.empty()) {
+    std::vector<rt::Tensor> loaded(state_vars.size());
+    std::vector<rt::Tensor*> outs;
+    for (auto& t : loaded) outs.push_back(&t);
+    rt::read_combined_params(c.resume, state_names, outs);
+    for (size_t i = 0; i < loaded.size(); ++i) {
+      if (loaded[i].shape() != state_vars[i]->shape() || loaded[i].dtype() != state_vars[i]->dtype())
+        rt::fail(fmt::format("--resume {}: '{}' is {}{}, this server's is {}{}", c.resume, state_names[i],
+                             rt::dtype_name(loaded[i].dtype()), loaded[i].shape().str(),
+                             rt::dtype_name(state_vars[i]->dtype()), state_vars[i]->shape().str()));
+      *state_vars[i] = std::move(loaded[i]);
+    }
+    std::printf("parameter server: resumed %zu variables from %s\n", state_names.size(), c.resume.c_str());
+  }
+  auto save = [&] {
+    std::vector<const rt::Tensor*> ts(state_vars.begin(), state_vars.end());
+    rt::write_combined_params(c.checkpoint, state_names, ts);
+  };
+  std::map<std::string, WireVar> params;
+  for (size_t i = 0; i < state_names.size(); ++i) params[state_names[i]] = to_wire(state_names[i], *state_vars[i]);
+  int64_t updates = 0;
   auto optimize = [&](const std::map<std::string, std::vector<WireVar>>& grads, std::map<std::string, WireVar>& out) {
     std::vector<bool> got(spec.num_recv, false);
     for (const auto& [name, copies] : grads) {
@@ -167,6 +192,8 @@ void listen_and_serv(const ServeSpec& spec) {
       if (!got[i]) rt::fail(fmt::format("no trainer sent '{}' this step", spec.recv_names[i]));
     spec.optimize();
     for (auto& [name, w] : out) w = to_wire(name, *spec.serve_vars[serve_index.at(name)]);
+    // Under the server's lock, before any trainer is released: the file is this step's state.
+    if (!c.checkpoint.empty() && c.checkpoint_every > 0 && ++updates % c.checkpoint_every == 0) save();
   };
   SyncServer handler(spec.fanin, std::move(params), optimize, std::chrono::milliseconds(c.timeout_ms));
   Server server(endpoint, handler);
@@ -177,6 +204,11 @@ void listen_and_serv(const ServeSpec& spec) {
   std::printf("parameter server %s: %d steps, every trainer completed\n", endpoint.c_str(), handler.steps());
   // Copy the final values back: the program's variables are the server's state.
   for (auto& [name, w] : handler.params()) from_wire(w, *spec.serve_vars[serve_index.at(name)], "the server");
+  if (!c.checkpoint.empty()) {
+    save();
+    std::printf("parameter server %s: saved %zu variables to %s\n", endpoint.c_str(), state_names.size(),
+                c.checkpoint.c_str());
+  }
 }
 
 }  // namespace fluidc::dist
