@@ -176,10 +176,27 @@ def check_links(work, single):
     print("links: distributed binaries link gRPC, the single-process one does not")
 
 
+def check_misuse(work):
+    """Launch mistakes are clear errors (exit 1) before any server is needed."""
+    cases = [
+        ({"PADDLE_TRAINER_ID": "1", "PADDLE_TRAINERS_NUM": "2"}, "compiled for trainer 0"),
+        ({"TRAINING_ROLE": "PSERVER"}, "this binary is a TRAINER"),
+        ({"PADDLE_TRAINER_ID": "2", "PADDLE_TRAINERS_NUM": "2"}, "is not below the number of trainers"),
+        ({"PADDLE_PSERVERS_IP_PORT_LIST": "127.0.0.1:1"}, "names 1 parameter servers"),
+    ]
+    for env, want in cases:
+        r = subprocess.run([work + "/trainer0", "--data", "x=%s/x.npy" % work, "--data", "y=%s/y.npy" % work],
+                           env=dict(os.environ, **env), capture_output=True, text=True, timeout=60)
+        if r.returncode != 1 or want not in r.stderr:
+            fail("trainer0 with %s: want exit 1 and '%s', got %d: %s" % (env, want, r.returncode, r.stderr))
+    print("misuse: %d launch mistakes refused with a clear error" % len(cases))
+
+
 def mode_train(a, work):
     single = work + "/single"
     run([a.fluidc, "build", a.fixture + "/main.pdmodel", "--startup", a.fixture + "/startup.pdmodel", "-o", single])
     check_links(work, single)
+    check_misuse(work)
     # Job 1: no steps; trainer 0 saves the parameters the servers initialised (the reference starts there).
     job, _ = launch(work, "init", ["--steps", "0", "--save", work + "/init{t}.params"])
     job_ok(job)
