@@ -234,7 +234,54 @@ def mode_train(a, work):
           % (STEPS, TRAINERS, BATCH * TRAINERS, TOL))
 
 
+def random_trials(work, trials):
+    """kill -9 of a random process at a random time: every other exits non-zero within 10 s (no hang)."""
+    rng = random.Random(int(os.environ.get("FLUIDC_FAULT_SEED", "1")))
+    named = 0
+    worst = 0.0
+    for k in range(trials):
+        victim = rng.choice(["trainer0", "trainer1", "pserver0", "pserver1"])
+        job, eps = launch(work, "rand%d" % k, ["--steps", "1000000", "--log-every", "100"])
+        t0 = time.time()
+        while "step 100/" not in open("%s/rand%d.trainer0.log" % (work, k)).read():
+            if time.time() - t0 > 30 or any(p.poll() is not None for _, p, _ in job):
+                show(job)
+                fail("trial %d: the job did not get going" % k)
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0, 1.5))
+        proc = next(p for n, p, _ in job if n == victim)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        rest = [j for j in job if j[0] != victim]
+        res = wait_all(rest, 10)
+        bad = {n: r for n, r in res.items() if r[0] is None or r[0] == 0}
+        if bad:
+            show(job)
+            fail("trial %d, kill -9 %s: these did not exit non-zero within 10 s: %s" % (k, victim, bad))
+        worst = max(worst, max(sec for _, sec in res.values()))
+        lost = eps[int(victim[-1])] if victim.startswith("pserver") else None
+        logs = [open(log).read() for _, _, log in rest]
+        tid = victim[-1]
+        # A dead trainer: every survivor names it. A dead server: the other server cannot tell it from
+        # silent trainers (it names those), so the trainers are asked, and one naming it suffices (the
+        # other may have failed first at the surviving server's barrier, which names that trainer).
+        if lost:
+            ok = any(lost in open(log).read() for n, _, log in rest if n.startswith("trainer"))
+        else:
+            ok = all("trainer(s) %s" % tid in l or "trainer(s) 0, 1" in l for l in logs)
+        named += ok
+        if not ok:
+            show(job)
+            fail("trial %d, kill -9 %s: the lost process is not named as it should be" % (k, victim))
+        print("trial %2d: kill -9 %s: others exited non-zero after at most %.1f s; %s" %
+              (k, victim, max(sec for _, sec in res.values()), "named" if ok else "NOT named"))
+    print("PASS: %d random kills, no hang, every other process out within %.1f s; the lost process named (see "
+          "above) in %d of them" % (trials, worst, named))
+
+
 def mode_fault(a, work):
+    if a.random_trials:
+        return random_trials(work, a.random_trials)
     for victim in ["trainer1", "pserver1"]:
         job, eps = launch(work, "kill_" + victim, ["--steps", "1000000", "--log-every", "1000"])
         # Let the job get going (bounded), then kill -9 the victim.
@@ -303,6 +350,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--trainers", type=int, default=2)
     ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--random-trials", type=int, default=0, help="fault: this many random kills instead")
     a = ap.parse_args()
     global TRAINERS, STEPS
     TRAINERS, STEPS = a.trainers, a.steps
