@@ -38,7 +38,7 @@ RpcOptions rpc_options() {
 struct Clients {
   std::mutex mu;
   std::map<std::string, std::unique_ptr<Client>> by_endpoint;
-  std::vector<int> trainers;  ///< the trainer id used with each (for complete_all)
+  int trainer = 0;  ///< the id calls went out with (one per process; for complete_all)
 };
 Clients& clients() {
   static Clients c;
@@ -67,7 +67,7 @@ Client& client(const std::string& endpoint, int trainer_id) {
     auto made = std::make_unique<Client>(endpoint, rpc_options());
     made->connect();
     slot = std::move(made);
-    c.trainers.push_back(trainer_id);
+    c.trainer = trainer_id;
   }
   return *slot;
 }
@@ -92,11 +92,19 @@ WireVar to_wire(const std::string& name, const rt::Tensor& t) {
   return w;
 }
 
+// A variable off the wire is untrusted: its type, dims and size are checked before any allocation.
 void from_wire(const WireVar& w, rt::Tensor& t, const std::string& from) {
-  if (w.dims.size() > 8) rt::fail(fmt::format("'{}' from {}: rank {} is too high", w.name, from, w.dims.size()));
-  t.resize(rt::Shape::from(w.dims.data(), static_cast<int>(w.dims.size())), static_cast<rt::DType>(w.dtype));
-  if (t.nbytes() != w.data.size())
-    rt::fail(fmt::format("'{}' from {}: {} bytes for {} elements of its type", w.name, from, w.data.size(), t.numel()));
+  if (w.dims.size() > static_cast<size_t>(rt::Shape::kMaxRank))
+    rt::fail(fmt::format("'{}' from {}: rank {} is too high", w.name, from, w.dims.size()));
+  if (!rt::dtype_is_valid(w.dtype)) rt::fail(fmt::format("'{}' from {}: unknown element type {}", w.name, from, w.dtype));
+  const rt::DType dtype = static_cast<rt::DType>(w.dtype);
+  uint64_t bytes = rt::dtype_size(dtype);
+  for (int64_t d : w.dims)
+    if (d < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes))
+      rt::fail(fmt::format("'{}' from {}: bad dims", w.name, from));
+  if (bytes != w.data.size())
+    rt::fail(fmt::format("'{}' from {}: {} bytes of data, its dims and type need {}", w.name, from, w.data.size(), bytes));
+  t.resize(rt::Shape::from(w.dims.data(), static_cast<int>(w.dims.size())), dtype);
   std::memcpy(t.raw(), w.data.data(), w.data.size());
 }
 
@@ -135,8 +143,7 @@ void barrier(int trainer_id, int kind, const char* const* endpoints, int n) {
 void complete_all() {
   Clients& c = clients();
   std::lock_guard<std::mutex> lock(c.mu);
-  size_t k = 0;
-  for (auto& [ep, cl] : c.by_endpoint) cl->barrier(c.trainers[k++], BarrierKind::kComplete);
+  for (auto& [ep, cl] : c.by_endpoint) cl->barrier(c.trainer, BarrierKind::kComplete);
 }
 
 void listen_and_serv(const ServeSpec& spec) {
