@@ -11,6 +11,9 @@ set(FLUIDC_INSTALL_CMAKEDIR lib/cmake/Fluidc)
 
 install(TARGETS fluidc RUNTIME DESTINATION bin)
 install(TARGETS fluidc_runtime fluidc_kernels ARCHIVE DESTINATION ${FLUIDC_INSTALL_LIBDIR})
+if(TARGET fluidc_dist)  # what distributed programs link (runtime/dist; gRPC comes from the system)
+  install(TARGETS fluidc_dist fluidc_send_recv_proto ARCHIVE DESTINATION ${FLUIDC_INSTALL_LIBDIR})
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/ DESTINATION ${FLUIDC_INSTALL_INCLUDEDIR}/runtime
         FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels/ DESTINATION ${FLUIDC_INSTALL_INCLUDEDIR}/kernels

@@ -53,6 +53,8 @@ void print_help(const ModelInfo& m, const char* argv0) {
       "  --no-shuffle        take rows in file order\n"
       "  --log-every N       print step, loss and steps/s every N steps (default 10)\n"
       "  --losses-out FILE   write every step's loss as a float32 .npy\n"
+      "  --shard I/N         take batches I, I+N, I+2N... of each epoch (trainer I of N; distributed\n"
+      "                      binaries set it from PADDLE_TRAINER_ID and PADDLE_TRAINERS_NUM)\n"
       "%s%s"
       "  --version           compiler version and program checksum\n\n",
       argv0, m.fluidc_version, m.program, kLodHelp, kThreadsHelp, kCheckNanHelp);
@@ -76,7 +78,19 @@ void gather_rows(const Tensor& src, const std::vector<int64_t>& order, int64_t b
 // The run's counts, parsed and multiplied with overflow checks.
 struct StepPlan {
   int64_t rows = 0, batch = 0, per_epoch = 0, steps = 0, first_step = 0, log_every = 10, save_every = 0;
+  int64_t shard = 0, shards = 1;  ///< --shard I/N: this trainer takes batches I, I+N, ... of each epoch
 };
+
+// --shard I/N (set by distributed binaries from PADDLE_TRAINER_ID / PADDLE_TRAINERS_NUM).
+void parse_shard(const Flags& flags, StepPlan& p) {
+  if (!flags.has("shard")) return;
+  const std::string v = flags.get("shard");
+  long long i = -1, n = -1;
+  char tail = 0;
+  if (std::sscanf(v.c_str(), "%lld/%lld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
+    fail("--shard expects I/N with 0 <= I < N, got '" + v + "'");
+  p.shard = i, p.shards = n;
+}
 
 StepPlan plan_steps(const Flags& flags, int64_t rows) {
   StepPlan p;
@@ -84,6 +98,14 @@ StepPlan plan_steps(const Flags& flags, int64_t rows) {
   p.batch = flags.get_int("batch-size", 32);
   if (p.batch < 1) fail("--batch-size must be at least 1");
   p.per_epoch = rows / p.batch + (rows % p.batch != 0);
+  parse_shard(flags, p);
+  if (p.shards > 1) {
+    // Every trainer takes the same number of batches per epoch (a sync step needs them all).
+    if (p.per_epoch < p.shards)
+      fail("--shard " + std::to_string(p.shard) + "/" + std::to_string(p.shards) + ": the data has " +
+           std::to_string(p.per_epoch) + " batches per epoch, fewer than the " + std::to_string(p.shards) + " trainers");
+    p.per_epoch /= p.shards;
+  }
   if (flags.has("steps") && flags.has("epochs")) fail("give --steps or --epochs, not both");
   if (flags.has("steps")) {
     p.steps = flags.get_int("steps", 0);
@@ -175,7 +197,7 @@ int run_trainer(Model& model, int argc, char** argv) {
   }
   Flags flags(argc, argv,
               {"data", "batch-size", "epochs", "steps", "params", "resume", "save", "save-dir", "save-every", "seed",
-               "log-every", "losses-out", "threads", "lod"},
+               "log-every", "losses-out", "threads", "lod", "shard"},
               {"data", "lod"}, {"no-shuffle", "check-nan"});
   apply_threads_flag(flags);
   // Before the startup program, whose ops are checked too; an error stops
@@ -224,7 +246,7 @@ int run_trainer(Model& model, int argc, char** argv) {
   for (int64_t step = plan.first_step; step < plan.steps; ++step) {
     const int64_t in_epoch = step % plan.per_epoch;
     if (in_epoch == 0 && progress.shuffle) std::shuffle(order.begin(), order.end(), rng);
-    const int64_t begin = in_epoch * plan.batch, count = std::min(plan.batch, rows - begin);
+    const int64_t begin = (in_epoch * plan.shards + plan.shard) * plan.batch, count = std::min(plan.batch, rows - begin);
     for (int i = 0; i < m.num_feeds; ++i) {
       if (data[i].lod()) gather_sequences(data[i], order, begin, count, model.tensor(m.feeds[i]));
       else gather_rows(data[i], order, begin, count, model.tensor(m.feeds[i]));

@@ -69,6 +69,11 @@ ProgramInfo analyze_program(const Program& prog, const std::string& loss_overrid
     }
   }
   info.loss = marked_loss(block);
+  // A distributed trainer (the distribute pass's output) has a loss and
+  // communication ops instead of optimizer ops: its servers update.
+  if (!info.is_trainer && !info.loss.empty())
+    for (const auto& op : block.ops())
+      if (const ops::OpDef* def = ops::find_op(op.type()); def && def->has(ops::kCommunication)) info.is_trainer = true;
   if (!loss_override.empty()) {
     if (!prog.find_var(0, loss_override))
       diags.error(prog.loc(0, -1, loss_override), "--loss names a variable that block 0 does not define");

@@ -90,6 +90,8 @@ class CpuTarget final : public Target {
     out << "#include <algorithm>\n#include <array>\n#include <limits>\n#include <vector>\n\n"
            "#include \"runtime/arena.h\"\n#include \"runtime/finite_check.h\"\n#include \"runtime/model.h\"\n#include \"runtime/step_stack.h\"\n#include \"runtime/tensor_array.h\"\n";
     for (const auto& f : families) out << fmt::format("#include \"kernels/{}.h\"\n", f);
+    // The communication ops (family "dist") call the distributed runtime, which sits above kernels/.
+    if (families.count("dist")) out << "#include \"runtime/dist/ops.h\"\n";
   }
 
   void emit_namespace_prologue(std::ostream& out) const override {
@@ -145,8 +147,12 @@ class CpuTarget final : public Target {
     // libstdc++ and libgcc linked in: the binary runs where another (or no)
     // libstdc++ is installed, and starts ~1 ms sooner without their
     // relocations (measured on the batch-1 MLP: 4.8 -> 3.9 ms to the result).
-    cmd.insert(cmd.end(), {"-o", r.output, "-L" + toolchain().lib_dir, "-lfluidc_kernels", "-lfluidc_runtime",
-                           "-lpthread", "-static-libstdc++", "-static-libgcc"});
+    cmd.insert(cmd.end(), {"-o", r.output, "-L" + toolchain().lib_dir});
+    // Communication ops: runtime/dist and gRPC, shared (so libstdc++ is shared too: one copy for both).
+    if (r.dist) cmd.insert(cmd.end(), {"-lfluidc_dist", "-lfluidc_send_recv_proto"});
+    cmd.insert(cmd.end(), {"-lfluidc_kernels", "-lfluidc_runtime"});
+    if (r.dist) cmd.insert(cmd.end(), {"-lgrpc++", "-lgrpc", "-lgpr", "-labsl_synchronization", "-lprotobuf", "-lpthread"});
+    else cmd.insert(cmd.end(), {"-lpthread", "-static-libstdc++", "-static-libgcc"});
     append_user_flags(cmd);
     return cmd;
   }
@@ -171,7 +177,12 @@ class CpuTarget final : public Target {
         "target_link_libraries(model {} fluidc_kernels fluidc_runtime pthread)\n",
         kFluidcVersion, tc.include_dir, tc.lib_dir, r.library ? "add_library" : "add_executable",
         r.library ? "STATIC " : "", fmt::join(r.sources, " "), use, use, use);
-    if (!r.library) cm += "target_link_options(model PRIVATE -static-libstdc++ -static-libgcc)\n";
+    if (r.dist)  // communication ops: runtime/dist and gRPC, before the runtime they use
+      cm += fmt::format("target_link_libraries(model {} fluidc_dist fluidc_send_recv_proto fluidc_kernels fluidc_runtime "
+                        "grpc++ grpc gpr absl_synchronization protobuf pthread)\n",
+                        use);
+    else if (!r.library)
+      cm += "target_link_options(model PRIVATE -static-libstdc++ -static-libgcc)\n";
     // $FLUIDC_CXXFLAGS as `fluidc build` takes it, read when configuring
     // (e.g. sanitizers matching a sanitized runtime); a library hands the
     // link flags on to what links it.

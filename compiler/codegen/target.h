@@ -32,6 +32,8 @@ struct BuildRecipe {
   /// The sources have no main() (`--no-main`): cmake_lists makes a static
   /// library for other code to link instead of an executable.
   bool library = false;
+  /// The program holds communication ops: link runtime/dist and gRPC (no other binary does).
+  bool dist = false;
 };
 
 class Target {

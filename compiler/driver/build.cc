@@ -43,6 +43,7 @@ struct Prepared {
   EmittedProgram program;
   std::string params_blob;  ///< combined params to embed; empty when none
   LibSources lib;           ///< `--emit lib`: the class header and its methods
+  bool dist = false;        ///< holds communication ops: links runtime/dist and gRPC
 };
 
 // The target of the build in progress: --target, chosen in prepare().
@@ -185,22 +186,26 @@ LibSpec library_spec(const BuildOptions& o) {
   return spec;
 }
 
-// Programs with communication ops (what the distribute pass writes) have no
-// runtime to run them yet: one error listing every such op.
-void refuse_communication(const Program& main, const std::optional<Program>& startup) {
+// Communication ops compile through their emit hooks (runtime/dist, gRPC);
+// those without one (the collective ops so far) have no runtime: one error
+// listing every such op. Returns whether the programs hold communication ops.
+bool check_communication(const Program& main, const std::optional<Program>& startup) {
   std::vector<std::string> found;
+  bool any = false;
   auto scan = [&](const Program& p) {
     for (int b = 0; b < p.num_blocks(); ++b)
       for (int i = 0; i < p.block(b).ops_size(); ++i)
-        if (const ops::OpDef* def = ops::find_op(p.block(b).ops(i).type()); def && def->has(ops::kCommunication))
-          found.push_back(p.loc(b, i).str());
+        if (const ops::OpDef* def = ops::find_op(p.block(b).ops(i).type()); def && def->has(ops::kCommunication)) {
+          any = true;
+          if (!def->emit_cpu) found.push_back(p.loc(b, i).str());
+        }
   };
   scan(main);
   if (startup) scan(*startup);
-  if (found.empty()) return;
-  user_error(fmt::format("cannot compile distributed programs yet: {} communication op{} (send, recv, barriers, "
-                         "listen_and_serv, collectives) need a distributed runtime fluidc does not have; "
-                         "`fluidc opt --passes=...,distribute` writes them for Paddle (docs/distributed.md):\n  {}",
+  if (found.empty()) return any;
+  user_error(fmt::format("cannot compile {} communication op{} yet: the collective ops (c_allreduce_sum, "
+                         "c_broadcast, stream syncs) have no runtime in fluidc; parameter-server programs "
+                         "(send, recv, barriers, listen_and_serv) do (docs/distributed.md):\n  {}",
                          found.size(), found.size() == 1 ? "" : "s", fmt::join(found, "\n  ")));
 }
 
@@ -216,10 +221,11 @@ Prepared prepare(const BuildOptions& options) {
     o.memory_plan = false;
   }
   Loaded in = load_inputs(o);
-  refuse_communication(in.main, in.startup);  // the distribute pass itself runs only in `fluidc opt`
+  const bool dist = check_communication(in.main, in.startup);  // the distribute pass itself runs only in `fluidc opt`
   PipelineResult r = run_pipeline(in.main, in.startup, pipeline_options(o, false));
   check_target_support(r.main);
   Prepared p;
+  p.dist = dist;
   if (!o.params_path.empty()) p.params_blob = load_params_blob(o, r.main, r.info);
   EmitOptions eo;
   eo.main_name = fs::path(o.main_path).filename().string();
@@ -254,6 +260,7 @@ BuildRecipe write_sources(const Prepared& p, const fs::path& dir, const BuildOpt
   r.source_dir = dir.string();
   r.opt_level = o.opt_level;
   r.library = !o.emit_main;
+  r.dist = p.dist;
   r.sources.push_back(target().source_file());
   write_text(dir / r.sources.back(), p.program.source);
   for (const auto& [name, text] : p.program.shards) {

@@ -42,7 +42,8 @@ std::string traits(const ops::OpDef& def) {
   if (def.has(ops::kOwnsBlock)) t.push_back("runs a block");
   if (def.has(ops::kRandom)) t.push_back("random");
   if (def.has(ops::kSideEffect)) t.push_back("side effect");
-  if (def.has(ops::kCommunication)) t.push_back("communication (build refuses it: no distributed runtime yet)");
+  if (def.has(ops::kCommunication))
+    t.push_back(def.emit_cpu ? "communication (links runtime/dist and gRPC)" : "communication (build refuses it: no runtime yet)");
   return t.empty() ? "" : fmt::format("{}", fmt::join(t, ", "));
 }
 

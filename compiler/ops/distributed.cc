@@ -5,10 +5,19 @@
 // ops` ask for it, and `fluidc build`/`emit` refuse a program holding one
 // until a distributed runtime exists (docs/distributed.md). Slots and
 // attributes are Paddle's (its send_recv and collective ops), so the
-// programs the pass writes load in Paddle and fluidc alike.
+// programs the pass writes load in Paddle and fluidc alike. The
+// parameter-server ops compile to calls into runtime/dist (kernels/dist.h,
+// family "dist"), which only binaries holding them link; the collective ops
+// have no CPU path yet, so `fluidc build` refuses them (listed).
+#include <fmt/format.h>
+
+#include <set>
+
 #include "compiler/ir/attrs.h"
+#include "compiler/ops/emit_ctx.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
+#include "compiler/support/escape.h"
 
 namespace fluidc::ops {
 namespace {
@@ -54,6 +63,115 @@ void outs_like_xs(ShapeCtx& c) {
     c.set_output_at("Out", i, c.input("X", i));
 }
 
+// ---- CPU code: calls into runtime/dist (names reach it as escaped literals) ----
+
+std::vector<std::string> attr_strings(const pb::OpDesc& op, const std::string& name) {
+  const pb::OpDesc::Attr* a = find_attr(op, name);
+  return a ? std::vector<std::string>(a->strings().begin(), a->strings().end()) : std::vector<std::string>{};
+}
+
+std::string literal_list(const std::vector<std::string>& xs) {
+  std::vector<std::string> lits;
+  for (const auto& x : xs) lits.push_back(cpp_string_literal(x));
+  return fmt::format("{{{}}}", fmt::join(lits, ", "));
+}
+
+// The program's server list, the order launch lists (PADDLE_PSERVERS_IP_PORT_LIST)
+// follow: a barrier's `endpoints` (every server, in --pservers order), else
+// the servers of the ops' epmaps in order of first use.
+std::vector<std::string> program_endpoints(const Program& p) {
+  std::vector<std::string> eps;
+  const auto& block = p.block(0);
+  for (const auto& op : block.ops())
+    if (auto e = attr_strings(op, "endpoints"); !e.empty()) return e;
+  std::set<std::string> seen;
+  for (const auto& op : block.ops())
+    for (const auto& e : attr_strings(op, "epmap"))
+      if (seen.insert(e).second) eps.push_back(e);
+  return eps;
+}
+
+// The trainer the program was split for: its recv and barrier ops say (send does not).
+int program_trainer_id(const Program& p) {
+  for (const auto& op : p.block(0).ops())
+    if (find_attr(op, "trainer_id")) return static_cast<int>(attr_int(op, "trainer_id", 0));
+  return 0;
+}
+
+std::string tensor_list(EmitCtx& c, const std::vector<std::string>& names) {
+  std::vector<std::string> ptrs;
+  for (const auto& n : names) ptrs.push_back("&" + c.var(n));
+  return fmt::format("{{{}}}", fmt::join(ptrs, ", "));
+}
+
+// send / recv: X (send) or Out (recv) paired with epmap.
+void emit_send_recv(EmitCtx& c, bool is_send) {
+  const auto names = is_send ? op_inputs(c.op(), "X") : op_outputs(c.op(), "Out");
+  const auto epmap = attr_strings(c.op(), "epmap");
+  if (epmap.size() != names.size())
+    user_error(fmt::format("{}: {} variables but {} endpoints in epmap", c.op().type(), names.size(), epmap.size()));
+  if (names.empty()) return;
+  const auto all = program_endpoints(c.program());
+  c.body() << fmt::format(
+      "  {{\n    static const char* const names[] = {};\n    static const char* const epmap[] = {};\n"
+      "    static const char* const all[] = {};\n    {} const vars[] = {};\n"
+      "    fluidc::dist::{}({}, names, vars, epmap, {}, all, {});\n  }}\n",
+      literal_list(names), literal_list(epmap), literal_list(all), is_send ? "const Tensor*" : "Tensor*",
+      tensor_list(c, names), is_send ? "send" : "recv",
+      is_send ? program_trainer_id(c.program()) : attr_int(c.op(), "trainer_id", 0), names.size(), all.size());
+}
+void emit_send(EmitCtx& c) { emit_send_recv(c, true); }
+void emit_recv(EmitCtx& c) { emit_send_recv(c, false); }
+
+void emit_barrier(EmitCtx& c, int kind) {
+  const auto eps = attr_strings(c.op(), "endpoints");
+  if (eps.empty()) return;
+  c.body() << fmt::format("  {{\n    static const char* const eps[] = {};\n    fluidc::dist::barrier({}, {}, eps, {});\n  }}\n",
+                          literal_list(eps), attr_int(c.op(), "trainer_id", 0), kind, eps.size());
+}
+void emit_send_barrier(EmitCtx& c) { emit_barrier(c, 0); }
+void emit_fetch_barrier(EmitCtx& c) { emit_barrier(c, 1); }
+
+void emit_split_byref(EmitCtx& c) {
+  const auto outs = op_outputs(c.op(), "Out");
+  const auto sections = attr_ints(c.op(), "sections");
+  if (sections.size() != outs.size())
+    user_error(fmt::format("split_byref: {} outputs but {} sections", outs.size(), sections.size()));
+  std::vector<std::string> secs;
+  for (int64_t s : sections) secs.push_back(std::to_string(s));
+  c.body() << fmt::format("  {{\n    Tensor* const outs[] = {};\n    static const int64_t sections[] = {{{}}};\n"
+                          "    k::split_byref({}, outs, {}, sections);\n  }}\n",
+                          tensor_list(c, outs), fmt::join(secs, ", "), c.var(op_inputs(c.op(), "X").at(0)),
+                          outs.size());
+}
+
+// listen_and_serv: block 0 of a server. Trainers' gradients land in X; every
+// other tensor of block 0 may be fetched (the parameter slices); an update
+// runs every optimize block once (sync mode: all trainers' gradients are in).
+void emit_listen_and_serv(EmitCtx& c) {
+  const auto recv = op_inputs(c.op(), "X");
+  const std::set<std::string> received(recv.begin(), recv.end());
+  std::vector<std::string> serve;
+  for (const auto& v : c.program().block(0).vars())
+    if (is_dense_tensor(v) && !received.count(v.name()) && c.has_var(v.name())) serve.push_back(v.name());
+  std::vector<std::string> calls;
+  if (const pb::OpDesc::Attr* a = find_attr(c.op(), "optimize_blocks"))
+    for (int b : a->blocks_idx()) {
+      if (b <= 0 || b >= c.program().num_blocks())
+        user_error(fmt::format("listen_and_serv: optimize block {} is not a sub-block of the program", b));
+      calls.push_back(c.block_fn(b) + "();");
+    }
+  c.body() << fmt::format(
+      "  {{\n    static const char* const recv_names[] = {};\n    Tensor* const recv_vars[] = {};\n"
+      "    static const char* const serve_names[] = {};\n    Tensor* const serve_vars[] = {};\n"
+      "    fluidc::dist::ServeSpec spec{{{}, {}, {}, recv_names, recv_vars, {}, serve_names, serve_vars, {},\n"
+      "                                 [this] {{ {} }}}};\n    fluidc::dist::listen_and_serv(spec);\n  }}\n",
+      recv.empty() ? "{nullptr}" : literal_list(recv), recv.empty() ? "{nullptr}" : tensor_list(c, recv),
+      serve.empty() ? "{nullptr}" : literal_list(serve), serve.empty() ? "{nullptr}" : tensor_list(c, serve),
+      cpp_string_literal(attr_string(c.op(), "endpoint", "")), attr_int(c.op(), "Fanin", 1),
+      attr_int(c.op(), "distributed_mode", 0), recv.size(), serve.size(), fmt::join(calls, " "));
+}
+
 constexpr pb::VarType::Type kDense = pb::VarType::LOD_TENSOR;
 constexpr unsigned kComm = kCommunication | kSideEffect;
 
@@ -62,52 +180,57 @@ constexpr unsigned kComm = kCommunication | kSideEffect;
 void add_distributed_ops(std::vector<OpDef>& t) {
   // ---- parameter-server mode (Paddle's DistributeTranspiler) ----
   t.push_back({.type = "send",
-               .family = "",
+               .family = "dist",
                .inputs = {{"X", false, true}},
                .outputs = {{"Out", true, true}},
                .attrs = {{"epmap", pb::STRINGS, true, false},
                          {"sections", pb::INTS, false, false},
                          {"send_varnames", pb::STRINGS, false, false}},
                .traits = kComm,
-               .infer_shape = keep_declared});
+               .infer_shape = keep_declared,
+               .emit_cpu = emit_send});
   t.push_back({.type = "recv",
-               .family = "",
+               .family = "dist",
                .inputs = {{"X", true, true}},
                .outputs = {{"Out", false, true}},
                .attrs = {{"epmap", pb::STRINGS, true, false},
                          {"trainer_id", pb::INT, false, false},
                          {"recv_varnames", pb::STRINGS, false, false}},
                .traits = kComm,
-               .infer_shape = keep_declared});
+               .infer_shape = keep_declared,
+               .emit_cpu = emit_recv});
   t.push_back({.type = "send_barrier",
-               .family = "",
+               .family = "dist",
                .inputs = {{"X", true, true}},
                .outputs = {{"Out", true, true}},
                .attrs = {{"endpoints", pb::STRINGS, true, false},
                          {"trainer_id", pb::INT, false, false},
                          {"half_async", pb::BOOLEAN, false, false}},
                .traits = kComm,
-               .infer_shape = keep_declared});
+               .infer_shape = keep_declared,
+               .emit_cpu = emit_send_barrier});
   t.push_back({.type = "fetch_barrier",
-               .family = "",
+               .family = "dist",
                .inputs = {{"X", true, true}},
                .outputs = {{"Out", true, true}},
                .attrs = {{"endpoints", pb::STRINGS, true, false}, {"trainer_id", pb::INT, false, false}},
                .traits = kComm,
-               .infer_shape = keep_declared});
+               .infer_shape = keep_declared,
+               .emit_cpu = emit_fetch_barrier});
   // Splits a gradient into the row blocks that go to different servers
   // (by reference in Paddle: the blocks view the gradient's memory).
   t.push_back({.type = "split_byref",
-               .family = "",
+               .family = "dist",
                .inputs = {{"X", false, false, kDense}},
                .outputs = {{"Out", false, true, kDense}},
                .attrs = {{"sections", pb::INTS, true, false}},
                .traits = kComm,
-               .infer_shape = infer_split_byref});
+               .infer_shape = infer_split_byref,
+               .emit_cpu = emit_split_byref});
   // A server's block 0: receives gradients from `Fanin` trainers and runs
   // optimize_blocks[grad_to_block_id[grad]] for each; it has no outputs.
   t.push_back({.type = "listen_and_serv",
-               .family = "",
+               .family = "dist",
                .inputs = {{"X", true, true}},
                .outputs = {},
                .attrs = {{"endpoint", pb::STRING, true, false},
@@ -116,7 +239,8 @@ void add_distributed_ops(std::vector<OpDef>& t) {
                          {"grad_to_block_id", pb::STRINGS, true, false},
                          {"distributed_mode", pb::INT, false, false},
                          {"pserver_id", pb::INT, false, false}},
-               .traits = kComm | kOwnsBlock});
+               .traits = kComm | kOwnsBlock,
+               .emit_cpu = emit_listen_and_serv});
 
   // ---- collective mode (Paddle's GradAllReduce) ----
   t.push_back({.type = "c_allreduce_sum",

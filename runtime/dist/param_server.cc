@@ -16,9 +16,12 @@ void SyncServer::check_trainer(int trainer) const {
     rt::fail(fmt::format("trainer id {} is not in 0..{} (the server expects {} trainers)", trainer, fanin_ - 1, fanin_));
 }
 
+void SyncServer::seen(int trainer) { last_seen_[trainer] = std::chrono::steady_clock::now(); }
+
 void SyncServer::on_send(int trainer, std::vector<WireVar> vars) {
   check_trainer(trainer);
   std::lock_guard<std::mutex> lock(mu_);
+  seen(trainer);
   if (!failed_.empty()) rt::fail(failed_);
   for (auto& v : vars) {
     auto& copies = grads_[v.name];
@@ -30,6 +33,8 @@ void SyncServer::on_send(int trainer, std::vector<WireVar> vars) {
 std::vector<WireVar> SyncServer::on_get(int trainer, const std::vector<std::string>& names) {
   check_trainer(trainer);
   std::lock_guard<std::mutex> lock(mu_);
+  seen(trainer);
+  if (!failed_.empty()) rt::fail(failed_);
   std::vector<WireVar> out;
   for (const auto& n : names) {
     auto it = params_.find(n);
@@ -41,9 +46,15 @@ std::vector<WireVar> SyncServer::on_get(int trainer, const std::vector<std::stri
 
 void SyncServer::on_barrier(int trainer, BarrierKind kind) {
   check_trainer(trainer);
-  if (kind == BarrierKind::kFetch) return;  // parameters change only when every trainer's next send barrier is in
   std::unique_lock<std::mutex> lock(mu_);
+  seen(trainer);
   if (!failed_.empty()) rt::fail(failed_);
+  if (kind == BarrierKind::kFetch) return;  // parameters change only when every trainer's next send barrier is in
+  if (kind == BarrierKind::kComplete) {
+    completed_.insert(trainer);
+    cv_.notify_all();
+    return;
+  }
   arrived_.insert(trainer);
   const int gen = generation_;
   if (static_cast<int>(arrived_.size()) == fanin_) {
@@ -59,7 +70,11 @@ void SyncServer::on_barrier(int trainer, BarrierKind kind) {
     if (!failed_.empty()) rt::fail(failed_);
     return;
   }
-  if (!cv_.wait_for(lock, timeout_, [&] { return generation_ != gen || !failed_.empty(); })) {
+  ++in_call_[trainer];
+  const bool released = cv_.wait_for(lock, timeout_, [&] { return generation_ != gen || !failed_.empty(); });
+  --in_call_[trainer];
+  seen(trainer);
+  if (!released && failed_.empty()) {
     std::vector<int> missing;
     for (int t = 0; t < fanin_; ++t)
       if (!arrived_.count(t)) missing.push_back(t);
@@ -68,6 +83,40 @@ void SyncServer::on_barrier(int trainer, BarrierKind kind) {
     cv_.notify_all();
   }
   if (!failed_.empty()) rt::fail(failed_);
+}
+
+void SyncServer::wait_done(std::chrono::milliseconds idle_timeout, std::chrono::milliseconds start_timeout) {
+  const auto started = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    if (!failed_.empty()) rt::fail(failed_);
+    if (static_cast<int>(completed_.size()) == fanin_) return;
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<int> silent;
+    long long bound = 0;
+    for (int t = 0; t < fanin_; ++t) {
+      if (completed_.count(t) || in_call_[t] > 0) continue;
+      auto it = last_seen_.find(t);
+      const auto since = it == last_seen_.end() ? started : it->second;
+      const auto limit = it == last_seen_.end() ? start_timeout : idle_timeout;
+      if (now - since > limit) {
+        silent.push_back(t);
+        bound = limit.count();
+      }
+    }
+    if (!silent.empty()) {
+      failed_ = fmt::format("trainer(s) {} made no request for {} ms (dead or stalled; step {})",
+                            fmt::join(silent, ", "), bound, generation_ + 1);
+      cv_.notify_all();
+      rt::fail(failed_);
+    }
+    cv_.wait_for(lock, std::chrono::milliseconds(100));
+  }
+}
+
+std::map<std::string, WireVar> SyncServer::params() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return params_;
 }
 
 int SyncServer::steps() const {

@@ -38,8 +38,20 @@ class SyncServer : public Handler {
   /// Steps completed so far.
   int steps() const;
 
+  /// Blocks the serving process until every trainer has sent kComplete
+  /// (returns) or the job has failed (throws rt::Error naming why): a
+  /// barrier timed out, the update failed, or a trainer that is not inside a
+  /// call made no request for `idle_timeout` (before its first request,
+  /// `start_timeout`): a killed trainer stops the server within that bound.
+  void wait_done(std::chrono::milliseconds idle_timeout, std::chrono::milliseconds start_timeout);
+
+  /// The parameters as they are now (the server's checkpoint and tests).
+  std::map<std::string, WireVar> params() const;
+
  private:
   void check_trainer(int trainer) const;
+  /// Notes that `trainer` is alive (under mu_).
+  void seen(int trainer);
   const int fanin_;
   std::map<std::string, WireVar> params_;
   OptimizeFn optimize_;
@@ -50,6 +62,9 @@ class SyncServer : public Handler {
   std::set<int> arrived_;
   int generation_ = 0;
   std::string failed_;  ///< set when a step failed: every waiting trainer gets it
+  std::set<int> completed_;                                        ///< trainers that finished
+  std::map<int, std::chrono::steady_clock::time_point> last_seen_;  ///< each trainer's latest request
+  std::map<int, int> in_call_;  ///< trainers waiting inside a barrier (alive, waiting on others)
 };
 
 }  // namespace fluidc::dist

@@ -71,8 +71,10 @@ class Service final : public pb::ParameterServer::Service {
   }
   grpc::Status Barrier(grpc::ServerContext*, const pb::BarrierRequest* req, pb::Reply* reply) override {
     return guarded(reply, [&] {
-      h_.on_barrier(req->trainer_id(), req->kind() == pb::BarrierRequest::FETCH ? BarrierKind::kFetch
-                                                                                : BarrierKind::kSend);
+      const BarrierKind kind = req->kind() == pb::BarrierRequest::FETCH      ? BarrierKind::kFetch
+                               : req->kind() == pb::BarrierRequest::COMPLETE ? BarrierKind::kComplete
+                                                                             : BarrierKind::kSend;
+      h_.on_barrier(req->trainer_id(), kind);
     });
   }
 
@@ -137,9 +139,13 @@ void Client::barrier(int trainer, BarrierKind kind) {
   ctx.set_deadline(after(options_.barrier_deadline));
   pb::BarrierRequest req;
   req.set_trainer_id(trainer);
-  req.set_kind(kind == BarrierKind::kFetch ? pb::BarrierRequest::FETCH : pb::BarrierRequest::SEND);
+  req.set_kind(kind == BarrierKind::kFetch      ? pb::BarrierRequest::FETCH
+               : kind == BarrierKind::kComplete ? pb::BarrierRequest::COMPLETE
+                                                : pb::BarrierRequest::SEND);
   pb::Reply reply;
-  const char* what = kind == BarrierKind::kFetch ? "fetch_barrier" : "send_barrier";
+  const char* what = kind == BarrierKind::kFetch      ? "fetch_barrier"
+                     : kind == BarrierKind::kComplete ? "complete"
+                                                      : "send_barrier";
   if (auto s = impl_->stub->Barrier(&ctx, req, &reply); !s.ok()) rpc_failed(endpoint_, what, s, options_.barrier_deadline);
   refused(endpoint_, what, reply);
 }

@@ -17,7 +17,7 @@ struct WireVar {
   std::string data;
 };
 
-enum class BarrierKind { kSend = 0, kFetch = 1 };
+enum class BarrierKind { kSend = 0, kFetch = 1, kComplete = 2 };
 
 /// Bounds on every call: nothing waits forever (Paddle's default RPC
 /// deadline was an hour; its users filed hangs on barriers and dead servers).

@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""test/dist/run_job.py - parameter-server jobs on 127.0.0.1: 2 servers + 2 trainers of fc_sgd, checked against one process.
+
+Standard library only (no NumPy, no Paddle). Modes:
+  train  dist.train_2x2: sync SGD over 2 servers and 2 trainers matches one trainer on the
+         concatenated batch; distributed binaries link gRPC, the single-process one does not.
+  fault  dist.fault: kill -9 one trainer, then one server (separate jobs): every other process
+         exits non-zero within 10 s, and the trainers name the lost server's endpoint.
+  resume dist.resume: a job stopped after half its steps (servers --checkpoint, trainers --save)
+         and restarted from those files (--resume) has the losses of an uninterrupted job.
+Every wait is bounded; every process started is killed on exit.
+"""
+import argparse
+import os
+import random
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+STEPS = 10
+BATCH = 8
+TRAINERS = 2  # --trainers
+# Float32 sums in a different order (each server sums two half-batch gradient means and scales by
+# 1/2; one process takes the mean over 16 rows): the results differ in the last bits only.
+TOL = 1e-5
+
+procs = []
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(cmd, **kw):
+    print("+ " + " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, timeout=300, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        fail("%s exited %d:\n%s%s" % (cmd[0], r.returncode, r.stdout, r.stderr))
+    return r.stdout
+
+
+def free_ports(n):
+    socks, ports = [], []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+        ports.append(s.getsockname()[1])
+    for s in socks:
+        s.close()
+    return ports
+
+
+def write_npy(path, rows, cols, values):
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
+    header += " " * (63 - (len(header) + 10) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%df" % len(values), *values))
+
+
+def read_npy_f32(path):
+    data = open(path, "rb").read()
+    hlen = struct.unpack("<H", data[8:10])[0]
+    body = data[10 + hlen:]
+    return list(struct.unpack("<%df" % (len(body) // 4), body))
+
+
+def read_record(path):
+    """A Paddle tensor record (save_vars layout) without LoD: its float32 elements."""
+    data = open(path, "rb").read()
+    levels = struct.unpack("<Q", data[4:12])[0]
+    if levels:
+        fail("%s: unexpected LoD" % path)
+    desc_len = struct.unpack("<i", data[16:20])[0]
+    body = data[20 + desc_len:]
+    return list(struct.unpack("<%df" % (len(body) // 4), body))
+
+
+def make_data(work):
+    rng = random.Random(0)
+    rows = 64
+    w = [rng.gauss(0, 0.1) for _ in range(200)]
+    xs, ys = [], []
+    for _ in range(rows):
+        x = [rng.gauss(0, 1) for _ in range(200)]
+        xs += x
+        ys.append(sum(a * b for a, b in zip(x, w)) + rng.gauss(0, 0.1))
+    write_npy(os.path.join(work, "x.npy"), rows, 200, xs)
+    write_npy(os.path.join(work, "y.npy"), rows, 1, ys)
+
+
+def build_all(fluidc, fixture, work):
+    # Split for placeholder endpoints: the launch maps them onto the free ports the test picked.
+    compiled = "127.0.0.1:6170,127.0.0.1:6171"
+    for t in range(TRAINERS):
+        run([fluidc, "opt", fixture + "/main.pdmodel", "--startup", fixture + "/startup.pdmodel", "--passes=distribute",
+             "--startup-out", "%s/t%d.startup.pdmodel" % (work, t), "-o", "%s/t%d.pdmodel" % (work, t),
+             "--pservers", compiled, "--trainers", str(TRAINERS), "--trainer-id", str(t), "--sync"])
+        run([fluidc, "build", "%s/t%d.pdmodel" % (work, t), "--startup", "%s/t%d.startup.pdmodel" % (work, t),
+             "-o", "%s/trainer%d" % (work, t)])
+    for s in range(2):
+        run([fluidc, "build", "%s/t0.pserver%d.pdmodel" % (work, s), "--startup",
+             "%s/t0.pserver%d.startup.pdmodel" % (work, s), "-o", "%s/pserver%d" % (work, s)])
+
+
+def start(cmd, env, log):
+    out = open(log, "w")
+    p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    procs.append(p)
+    return p
+
+
+def launch(work, tag, trainer_args, server_args=()):
+    """Starts 2 servers and 2 trainers (Paddle's environment variables); returns (procs, logs, endpoints)."""
+    ports = free_ports(2)
+    eps = ["127.0.0.1:%d" % p for p in ports]
+    base = dict(os.environ, PADDLE_PSERVERS_IP_PORT_LIST=",".join(eps), PADDLE_TRAINERS_NUM=str(TRAINERS))
+    job = []
+    for s in range(2):
+        env = dict(base, TRAINING_ROLE="PSERVER", PADDLE_CURRENT_ENDPOINT=eps[s])
+        log = "%s/%s.pserver%d.log" % (work, tag, s)
+        cmd = [work + "/pserver%d" % s] + [x.replace("{s}", str(s)) for x in server_args]
+        job.append(("pserver%d" % s, start(cmd, env, log), log))
+    for t in range(TRAINERS):
+        env = dict(base, TRAINING_ROLE="TRAINER", PADDLE_TRAINER_ID=str(t))
+        log = "%s/%s.trainer%d.log" % (work, tag, t)
+        cmd = [work + "/trainer%d" % t, "--data", "x=%s/x.npy" % work, "--data", "y=%s/y.npy" % work,
+               "--batch-size", str(BATCH), "--no-shuffle"] + [a.replace("{t}", str(t)) for a in trainer_args]
+        job.append(("trainer%d" % t, start(cmd, env, log), log))
+    return job, eps
+
+
+def wait_all(job, bound):
+    """Waits for every process at most `bound` seconds; returns {name: (rc, seconds)} (rc None: still running)."""
+    t0 = time.time()
+    done = {}
+    while time.time() - t0 < bound and len(done) < len(job):
+        for name, p, _ in job:
+            if name not in done and p.poll() is not None:
+                done[name] = (p.returncode, time.time() - t0)
+        time.sleep(0.05)
+    for name, p, _ in job:
+        done.setdefault(name, (None, bound))
+    return done
+
+
+def show(job):
+    for name, _, log in job:
+        print("---- %s (%s)\n%s" % (name, log, open(log).read()[-1500:]))
+
+
+def job_ok(job, bound=120):
+    res = wait_all(job, bound)
+    bad = {n: r for n, r in res.items() if r[0] != 0}
+    if bad:
+        show(job)
+        fail("job processes failed or hung: %s" % bad)
+
+
+def check_links(work, single):
+    def ldd(path):
+        return subprocess.run(["ldd", path], capture_output=True, text=True, timeout=60).stdout
+    for b in ["trainer0", "pserver0"]:
+        if "libgrpc++" not in ldd(work + "/" + b):
+            fail("%s does not link gRPC" % b)
+    if "grpc" in ldd(single):
+        fail("the single-process trainer (no communication ops) links gRPC:\n" + ldd(single))
+    syms = subprocess.run(["nm", "-C", single], capture_output=True, text=True, timeout=60).stdout
+    if "grpc" in syms or "fluidc::dist" in syms:
+        fail("the single-process trainer holds gRPC or runtime/dist symbols")
+    print("links: distributed binaries link gRPC, the single-process one does not")
+
+
+def check_misuse(work):
+    """Launch mistakes are clear errors (exit 1) before any server is needed."""
+    cases = [
+        ({"PADDLE_TRAINER_ID": "1", "PADDLE_TRAINERS_NUM": "2"}, "compiled for trainer 0"),
+        ({"TRAINING_ROLE": "PSERVER"}, "this binary is a TRAINER"),
+        ({"PADDLE_TRAINER_ID": "2", "PADDLE_TRAINERS_NUM": "2"}, "is not below the number of trainers"),
+        ({"PADDLE_PSERVERS_IP_PORT_LIST": "127.0.0.1:1"}, "names 1 parameter servers"),
+    ]
+    for env, want in cases:
+        r = subprocess.run([work + "/trainer0", "--data", "x=%s/x.npy" % work, "--data", "y=%s/y.npy" % work],
+                           env=dict(os.environ, **env), capture_output=True, text=True, timeout=60)
+        if r.returncode != 1 or want not in r.stderr:
+            fail("trainer0 with %s: want exit 1 and '%s', got %d: %s" % (env, want, r.returncode, r.stderr))
+    print("misuse: %d launch mistakes refused with a clear error" % len(cases))
+
+
+def mode_train(a, work):
+    single = work + "/single"
+    run([a.fluidc, "build", a.fixture + "/main.pdmodel", "--startup", a.fixture + "/startup.pdmodel", "-o", single])
+    check_links(work, single)
+    check_misuse(work)
+    # Job 1: no steps; trainer 0 saves the parameters the servers initialised (the reference starts there).
+    job, _ = launch(work, "init", ["--steps", "0", "--save", work + "/init{t}.params"])
+    job_ok(job)
+    # Job 2: STEPS steps of sync SGD.
+    job, _ = launch(work, "train", ["--steps", str(STEPS), "--log-every", "1", "--losses-out", work + "/loss{t}.npy",
+                                    "--save-dir", work + "/final{t}"])
+    job_ok(job)
+    run([single, "--data", "x=%s/x.npy" % work, "--data", "y=%s/y.npy" % work, "--batch-size", str(BATCH * TRAINERS),
+         "--no-shuffle", "--steps", str(STEPS), "--params", work + "/init0.params", "--losses-out",
+         work + "/loss_single.npy", "--save-dir", work + "/final_single"])
+    per = [read_npy_f32(work + "/loss%d.npy" % t) for t in range(TRAINERS)]
+    ls = read_npy_f32(work + "/loss_single.npy")
+    mean = [sum(l[s] for l in per) / TRAINERS for s in range(STEPS)]
+    worst = 0.0
+    for s in range(STEPS):
+        worst = max(worst, abs(mean[s] - ls[s]) / max(1.0, abs(ls[s])))
+        print("step %2d  trainers %s  mean %.6f  single %.6f" % (s + 1, " ".join("%.6f" % l[s] for l in per), mean[s], ls[s]))
+    if worst > TOL:
+        fail("losses differ from single-process training by %g (relative), over %g" % (worst, TOL))
+    if not (ls[-1] < ls[0] and mean[-1] < mean[0]):
+        fail("the loss did not fall")
+    names = sorted(os.listdir(work + "/final0"))
+    if not names:
+        fail("trainer 0 saved no parameters")
+    for t in range(TRAINERS):
+        for n in names:
+            got, want = read_record("%s/final%d/%s" % (work, t, n)), read_record(work + "/final_single/" + n)
+            if len(got) != len(want):
+                fail("%s: %d elements, single-process %d" % (n, len(got), len(want)))
+            d = max(abs(x - y) for x, y in zip(got, want))
+            print("trainer %d %-10s %6d elements  max |dist - single| %.3g" % (t, n, len(got), d))
+            if d > TOL:
+                fail("%s of trainer %d differs from single-process training by %g, over %g" % (n, t, d, TOL))
+    print("PASS: %d steps on 2 servers + %d trainers match one trainer at batch %d within %g"
+          % (STEPS, TRAINERS, BATCH * TRAINERS, TOL))
+
+
+def random_trials(work, trials):
+    """kill -9 of a random process at a random time: every other exits non-zero within 10 s (no hang)."""
+    rng = random.Random(int(os.environ.get("FLUIDC_FAULT_SEED", "1")))
+    named = 0
+    worst = 0.0
+    for k in range(trials):
+        victim = rng.choice(["trainer0", "trainer1", "pserver0", "pserver1"])
+        job, eps = launch(work, "rand%d" % k, ["--steps", "1000000", "--log-every", "100"])
+        t0 = time.time()
+        while "step 100/" not in open("%s/rand%d.trainer0.log" % (work, k)).read():
+            if time.time() - t0 > 30 or any(p.poll() is not None for _, p, _ in job):
+                show(job)
+                fail("trial %d: the job did not get going" % k)
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0, 1.5))
+        proc = next(p for n, p, _ in job if n == victim)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        rest = [j for j in job if j[0] != victim]
+        res = wait_all(rest, 10)
+        bad = {n: r for n, r in res.items() if r[0] is None or r[0] == 0}
+        if bad:
+            show(job)
+            fail("trial %d, kill -9 %s: these did not exit non-zero within 10 s: %s" % (k, victim, bad))
+        worst = max(worst, max(sec for _, sec in res.values()))
+        lost = eps[int(victim[-1])] if victim.startswith("pserver") else None
+        logs = [open(log).read() for _, _, log in rest]
+        tid = victim[-1]
+        # A dead trainer: every survivor names it. A dead server: the other server cannot tell it from
+        # silent trainers (it names those), so the trainers are asked, and one naming it suffices (the
+        # other may have failed first at the surviving server's barrier, which names that trainer).
+        if lost:
+            ok = any(lost in open(log).read() for n, _, log in rest if n.startswith("trainer"))
+        else:
+            ok = all("trainer(s) %s" % tid in l or "trainer(s) 0, 1" in l for l in logs)
+        named += ok
+        if not ok:
+            show(job)
+            fail("trial %d, kill -9 %s: the lost process is not named as it should be" % (k, victim))
+        print("trial %2d: kill -9 %s: others exited non-zero after at most %.1f s; %s" %
+              (k, victim, max(sec for _, sec in res.values()), "named" if ok else "NOT named"))
+    print("PASS: %d random kills, no hang, every other process out within %.1f s; the lost process named (see "
+          "above) in %d of them" % (trials, worst, named))
+
+
+def mode_fault(a, work):
+    if a.random_trials:
+        return random_trials(work, a.random_trials)
+    for victim in ["trainer1", "pserver1"]:
+        job, eps = launch(work, "kill_" + victim, ["--steps", "1000000", "--log-every", "1000"])
+        # Let the job get going (bounded), then kill -9 the victim.
+        t0 = time.time()
+        while time.time() - t0 < 30:
+            if "step 1000/" in open("%s/kill_%s.trainer0.log" % (work, victim)).read():
+                break
+            if any(p.poll() is not None for _, p, _ in job):
+                show(job)
+                fail("a process ended before the fault was injected")
+            time.sleep(0.05)
+        else:
+            show(job)
+            fail("the job did not reach step 1000 within 30 s")
+        proc = next(p for n, p, _ in job if n == victim)
+        proc.send_signal(signal.SIGKILL)
+        killed_at = time.time()
+        proc.wait(timeout=10)
+        rest = [j for j in job if j[0] != victim]
+        res = wait_all(rest, 10)
+        print("killed %s: %s" % (victim, {n: ("rc %s after %.1f s" % (rc, s)) for n, (rc, s) in res.items()}))
+        bad = {n: r for n, r in res.items() if r[0] is None or r[0] == 0}
+        if bad:
+            show(job)
+            fail("after kill -9 of %s, these did not exit non-zero within 10 s: %s" % (victim, bad))
+        logs = {n: open(log).read() for n, _, log in rest}
+        if victim == "trainer1":
+            for n in ("pserver0", "pserver1", "trainer0"):
+                if "trainer(s) 1" not in logs[n] and "trainer(s) 0, 1" not in logs[n]:
+                    show(job)
+                    fail("%s does not name the lost trainer 1" % n)
+        else:
+            for n in ("trainer0", "trainer1"):
+                if eps[1] not in logs[n]:
+                    show(job)
+                    fail("%s does not name the lost server %s" % (n, eps[1]))
+        print("PASS: kill -9 %s: every other process exited non-zero within %.1f s" %
+              (victim, max(s for _, s in res.values()) + (time.time() - killed_at) * 0))
+
+
+def mode_resume(a, work):
+    half = STEPS // 2
+    job, _ = launch(work, "whole", ["--steps", str(STEPS), "--losses-out", work + "/whole{t}.npy"])
+    job_ok(job)
+    job, _ = launch(work, "first", ["--steps", str(half), "--save", work + "/trainer{t}.ckpt"],
+                    ["--checkpoint", work + "/pserver{s}.ckpt"])
+    job_ok(job)
+    job, _ = launch(work, "second", ["--steps", str(STEPS), "--resume", work + "/trainer{t}.ckpt", "--losses-out",
+                                     work + "/second{t}.npy"], ["--resume", work + "/pserver{s}.ckpt"])
+    job_ok(job)
+    for t in range(TRAINERS):
+        whole, second = read_npy_f32(work + "/whole%d.npy" % t), read_npy_f32(work + "/second%d.npy" % t)
+        print("trainer %d: uninterrupted steps %d-%d %s\n           resumed       %s" %
+              (t, half + 1, STEPS, " ".join("%.6f" % x for x in whole[half:]), " ".join("%.6f" % x for x in second)))
+        # Same inputs, same order of every sum (servers sum the trainers' copies in trainer order): identical.
+        if second != whole[half:]:
+            fail("trainer %d: the resumed job's losses differ from the uninterrupted job's" % t)
+    print("PASS: a job resumed from the servers' checkpoints after %d of %d steps has the same losses" % (half, STEPS))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["train", "fault", "resume"])
+    ap.add_argument("--fluidc", required=True)
+    ap.add_argument("--fixture", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--trainers", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--random-trials", type=int, default=0, help="fault: this many random kills instead")
+    a = ap.parse_args()
+    global TRAINERS, STEPS
+    TRAINERS, STEPS = a.trainers, a.steps
+    os.makedirs(a.work, exist_ok=True)
+    make_data(a.work)
+    build_all(a.fluidc, a.fixture, a.work)
+    try:
+        {"train": mode_train, "fault": mode_fault, "resume": mode_resume}[a.mode](a, a.work)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
