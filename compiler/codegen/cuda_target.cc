@@ -131,12 +131,6 @@ class CudaTarget final : public Target {
                                       symbol)}};
   }
 
-  std::vector<std::string> compile_command(const BuildRecipe& r) const override {
-    std::vector<std::string> inputs;
-    for (const auto& s : r.sources) inputs.push_back(r.source_dir + "/" + s);
-    return link_command(r, inputs);
-  }
-
   std::vector<std::string> object_command(const BuildRecipe& r, const std::string& source,
                                           const std::string& object) const override {
     std::vector<std::string> cmd = nvcc_flags(r);

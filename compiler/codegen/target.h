@@ -66,8 +66,13 @@ class Target {
   /// Files written beside the source that place combined params (already
   /// written as params.bin) in the binary under `symbol`; (name, text) pairs.
   virtual std::vector<std::pair<std::string, std::string>> params_files(const std::string& symbol) const = 0;
-  /// argv that compiles and links the recipe's sources into its output.
-  virtual std::vector<std::string> compile_command(const BuildRecipe& recipe) const = 0;
+  /// argv that compiles and links the recipe's sources into its output: the
+  /// link command given every source (for every target so far).
+  std::vector<std::string> compile_command(const BuildRecipe& recipe) const {
+    std::vector<std::string> inputs;
+    for (const auto& s : recipe.sources) inputs.push_back(recipe.source_dir + "/" + s);
+    return link_command(recipe, inputs);
+  }
   /// argv that compiles one source of the recipe (a file name in
   /// source_dir) into the object file `object`, for builds that compile
   /// several translation units in parallel...

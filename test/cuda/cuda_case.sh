@@ -5,6 +5,7 @@
 # usage: cuda_case.sh build|run train|infer FLUIDC NPY_COMPARE FIXTURE_DIR WORK_DIR [BATCH_SIZE [noreplay]]
 # noreplay: the last of the 20 steps has other feed shapes (a partial batch), so it runs eagerly.
 set -euo pipefail
+source "$(dirname "$0")/../e2e/fixture_feeds.sh"
 mode=$1 kind=$2 fluidc=$3 compare=$4 fixture=$5 work=$6 batch=${7:-0} replay=${8:-replay}
 rm -rf "$work" && mkdir -p "$work"
 if [ "$kind" = train ]; then
@@ -65,12 +66,7 @@ else
   for expected in "$fixture"/expected_*.npy; do
     case=$(basename "$expected" .npy)
     case=${case#expected_}
-    feeds=()
-    for f in "$fixture"/*_"$case".npy; do
-      [ "$f" = "$expected" ] && continue
-      name=$(basename "$f" .npy)
-      feeds+=(--feed "${name%_"$case"}=$f")
-    done
+    case_feeds "$fixture" "$case"
     set +e
     "$work/cuda_bin" "${feeds[@]}" --repeat 5 --fetch-dir "$work/cuda_$case"
     rc=$?

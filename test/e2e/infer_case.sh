@@ -4,6 +4,7 @@
 # Inputs follow the fixtures' naming: expected_<case>.npy is Paddle's output for the feeds <feed>_<case>.npy.
 # usage: infer_case.sh FLUIDC NPY_COMPARE FIXTURE_DIR WORK_DIR
 set -euo pipefail
+source "$(dirname "$0")/fixture_feeds.sh"
 fluidc=$1 compare=$2 fixture=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
 params=()
@@ -13,12 +14,7 @@ cases=0
 for expected in "$fixture"/expected_*.npy; do
   case=$(basename "$expected" .npy)
   case=${case#expected_}
-  feeds=()
-  for f in "$fixture"/*_"$case".npy; do
-    [ "$f" = "$expected" ] && continue
-    name=$(basename "$f" .npy)
-    feeds+=(--feed "${name%_"$case"}=$f")
-  done
+  case_feeds "$fixture" "$case"
   out=$work/out_$case
   "$work/model" "${feeds[@]}" --fetch-dir "$out"
   # The issue's bound, 1e-5 relative. atol 1e-7 (about one float32 ulp at 1.0): softmax probabilities

@@ -3,6 +3,7 @@
 # bit-identical results: a trainer's 20 losses and final weights, an inference program's every output.
 # usage: plan_identical.sh FLUIDC train|infer FIXTURE_DIR WORK_DIR [BATCH_SIZE]
 set -euo pipefail
+source "$(dirname "$0")/fixture_feeds.sh"
 fluidc=$1 kind=$2 fixture=$3 work=$4 batch=${5:-8}
 rm -rf "$work" && mkdir -p "$work"
 if [ "$kind" = train ]; then
@@ -31,12 +32,7 @@ else
   for expected in "$fixture"/expected_*.npy; do
     case=$(basename "$expected" .npy)
     case=${case#expected_}
-    feeds=()
-    for f in "$fixture"/*_"$case".npy; do
-      [ "$f" = "$expected" ] && continue
-      name=$(basename "$f" .npy)
-      feeds+=(--feed "${name%_"$case"}=$f")
-    done
+    case_feeds "$fixture" "$case"
     for v in planned owned; do "$work/$v" "${feeds[@]}" --fetch-dir "$work/$v.$case" > /dev/null; done
     for f in "$work/owned.$case"/*; do cmp "$f" "$work/planned.$case/$(basename "$f")"; done
     cases=$((cases + 1))
