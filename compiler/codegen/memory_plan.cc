@@ -103,9 +103,12 @@ std::vector<LiveBuffer> group_buffers(const std::vector<PlannedVar>& vars, Arena
 
 // In-place reuse: at an op whose definition lets output O take input I's
 // bytes (OpDef::in_place), when I dies there and O is first written there,
-// with the same capacity in the same arena, O joins I's group. The input
-// must be bound to that slot alone (the kernel reads other slots freely).
-void group_in_place(const Program& main, std::vector<PlannedVar>& vars) {
+// with the same inferred type (dtype and dims: capacities are rounded up, so
+// equal capacities would let a broadcast X pass) in the same arena, O joins
+// I's group. The input must be bound to that slot alone (the kernel reads
+// other slots freely).
+void group_in_place(const Program& main, const std::map<std::string, TensorType>& types,
+                    std::vector<PlannedVar>& vars) {
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < vars.size(); ++i) index[vars[i].name] = i;
   int groups = 0;
@@ -123,6 +126,10 @@ void group_in_place(const Program& main, std::vector<PlannedVar>& vars) {
       if (bound != 1 || host_it == index.end() || guest_it == index.end()) continue;
       PlannedVar& host = vars[host_it->second];
       PlannedVar& guest = vars[guest_it->second];
+      auto host_type = types.find(in[0]), guest_type = types.find(out[0]);
+      if (host_type == types.end() || guest_type == types.end() || !host_type->second.known ||
+          host_type->second.dtype != guest_type->second.dtype || host_type->second.dims != guest_type->second.dims)
+        continue;
       if (host.last != pos || guest.first != pos || guest.group != 0 || host.arena != guest.arena ||
           host.bytes != guest.bytes)
         continue;
@@ -242,7 +249,7 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
     }
     if (!planned) ++plan.owned;
   }
-  group_in_place(main, plan.vars);
+  group_in_place(main, types, plan.vars);
   finish_arena(ArenaKind::kStatic, plan.vars, plan.fixed);
   finish_arena(ArenaKind::kPerBatch, plan.vars, plan.batch);
   std::stable_sort(plan.vars.begin(), plan.vars.end(), [](const PlannedVar& a, const PlannedVar& b) {

@@ -70,7 +70,8 @@ void add_elementwise_ops(std::vector<OpDef>& t) {
                  .attrs_struct = "ElementwiseAttrs",
                  .grad = fwd + "_grad",
                  .infer_shape = infer_elementwise,
-                 .pointwise = fn});
+                 .pointwise = fn,
+                 .in_place = kBinaryInPlace});
     t.push_back({.type = fwd + "_grad",
                  .family = "elementwise",
                  .inputs = grad_inputs,

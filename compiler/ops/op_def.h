@@ -191,7 +191,8 @@ struct OpDef {
   /// Output slots that may take the bytes of an input slot's variable when
   /// that variable dies at this op (the memory plan's in-place reuse): the
   /// kernel reads element i of the input only to write element i of the
-  /// output (kernels/cpu/unary_impl.h), so Out == X gives the same result.
+  /// output (kernels/cpu/unary_impl.h; the binary elementwise loops when X
+  /// has Out's type), so Out == X gives the same result.
   struct InPlace {
     std::string input, output;
   };
@@ -207,6 +208,10 @@ struct OpDef {
 /// (kernels/cpu/unary_impl.h: same-index loops).
 inline const std::vector<OpDef::InPlace> kUnaryInPlace{{"X", "Out"}};
 inline const std::vector<OpDef::InPlace> kUnaryGradInPlace{{"Out@GRAD", "X@GRAD"}};
+/// The binary elementwise kernels (kernels/cpu/elementwise.cc, binary())
+/// read X[i] before writing Out[i] when X is not broadcast; the memory plan
+/// pairs only an X of Out's very type.
+inline const std::vector<OpDef::InPlace> kBinaryInPlace{{"X", "Out"}};
 
 }  // namespace ops
 }  // namespace fluidc

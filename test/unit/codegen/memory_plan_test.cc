@@ -116,6 +116,27 @@ TEST_CASE("liveness: a static chain shares buffers; feeds and fetches are never 
   CHECK(validate_in_place(m, p) == "");
 }
 
+TEST_CASE("a broadcast X never takes Out's bytes, even at the same rounded capacity") {
+  // t1 [1, 3] (12 bytes) + y [5, 3] -> t2 [5, 3] (60 bytes): both round up to one
+  // 64-byte unit, but t2[3..5] would be written over t1 while still read.
+  std::string t = "blocks { idx: 0 parent_idx: -1\n";
+  t += kFeedFetchVars;
+  t += var("x", "dims: 1 dims: 3") + var("t1", "dims: 1 dims: 3") + var("y", "dims: 5 dims: 3") +
+       var("t2", "dims: 5 dims: 3") + var("out", "dims: 5 dims: 3");
+  t += feed("x") + feed("y") + unary("relu", "x", "t1");
+  t += "ops { type: \"elementwise_add\" inputs { parameter: \"X\" arguments: \"t1\" } inputs { parameter: \"Y\" "
+       "arguments: \"y\" } outputs { parameter: \"Out\" arguments: \"t2\" } attrs { name: \"axis\" type: INT i: -1 } }\n";
+  t += unary("exp", "t2", "out") + fetch("out") + "}\n";
+  Program p = Program::parse(t, "broadcast", true);
+  MemoryPlan m = plan_of(p);
+  REQUIRE(validate_memory_plan(m) == "");
+  REQUIRE(m.find("t1"));
+  REQUIRE(m.find("t2"));
+  CHECK(m.find("t1")->bytes == m.find("t2")->bytes);
+  CHECK(m.find("t2")->group == 0);
+  CHECK(m.find("t1")->offset != m.find("t2")->offset);
+}
+
 TEST_CASE("an op without an in-place definition never writes over its input") {
   // softmax reads a whole row before writing it: not in the table's in_place.
   std::string t = "blocks { idx: 0 parent_idx: -1\n";
