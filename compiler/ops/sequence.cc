@@ -139,10 +139,25 @@ void infer_lstm(ShapeCtx& c) {
 }
 
 // gru: Hidden, BatchResetHiddenPrev and BatchHidden [rows, D], BatchGate [rows, 3D] (D: Weight's rows).
+// Dims the program declares wrongly are reported here, before anything runs.
 void infer_gru(ShapeCtx& c) {
   const TensorType& x = c.input("Input");
   const TensorType& w = c.input("Weight");
-  if (!x.known || !w.known || x.dims.size() != 2 || w.dims.size() != 2) return;
+  if (!x.known || !w.known) return;
+  if (x.dims.size() != 2 || w.dims.size() != 2) {
+    c.error("gru: Input and Weight must be 2-D ([rows, 3D] and [D, 3D])");
+    return;
+  }
+  const int64_t d = w.dims[0];
+  if (d >= 0 && w.dims[1] >= 0 && w.dims[1] != 3 * d) {
+    c.error("gru: Weight must be [D, 3D], got [" + std::to_string(d) + ", " + std::to_string(w.dims[1]) + "]");
+    return;
+  }
+  if (d >= 0 && x.dims[1] >= 0 && x.dims[1] != 3 * d) {
+    c.error("gru: Input must be [rows, 3D] = [rows, " + std::to_string(3 * d) + "], got [.., " +
+            std::to_string(x.dims[1]) + "]");
+    return;
+  }
   TensorType h = x;
   h.dims = {x.dims[0], w.dims[0]};
   for (const char* slot : {"Hidden", "BatchResetHiddenPrev", "BatchHidden"})
