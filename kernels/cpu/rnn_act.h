@@ -16,7 +16,7 @@ inline Act activation(const char* op, const char* attr, const std::string& name)
   if (name == "tanh") return Act::kTanh;
   if (name == "relu") return Act::kRelu;
   if (name == "identity" || name == "linear") return Act::kIdentity;
-  rt::fail(fmt::format("{}: unknown {} '{}' (sigmoid, tanh, relu or identity)", op, attr, name));
+  rt::fail(fmt::format("{}: unknown activation '{}' in {} (sigmoid, tanh, relu or identity)", op, name, attr));
 }
 
 template <class T>
