@@ -193,7 +193,9 @@ struct GruAttrs {
 void gru(const Tensor& input, const Tensor* h0, const Tensor& weight, const Tensor* bias, Tensor& hidden,
          Tensor* batch_gate, Tensor* batch_reset_hidden_prev, Tensor* batch_hidden, const GruAttrs& attrs);
 /// Paddle's gru_grad: the gradients through Hidden; the forward's other
-/// outputs it is given are not read (recomputed from the inputs).
+/// outputs it is given are not read (recomputed from the inputs). Always the
+/// true gradient: Paddle 2.6.2's drops the first step's reset-gate and
+/// recurrent-weight terms when H0 is given without an H0@GRAD to write.
 void gru_grad(const Tensor& input, const Tensor* h0, const Tensor& weight, const Tensor* bias, const Tensor* hidden,
               const Tensor* batch_gate, const Tensor* batch_reset_hidden_prev, const Tensor* batch_hidden,
               const Tensor& hidden_grad, Tensor* input_grad, Tensor* h0_grad, Tensor* weight_grad, Tensor* bias_grad,
