@@ -1,4 +1,4 @@
-// kernels/sequence.h - ops on LoD (sequence) tensors: pooling, softmax, reverse, expand(_as), concat, conv, mask, lookup_table (v1).
+// kernels/sequence.h - ops on LoD (sequence) tensors: pooling, softmax, reverse, expand(_as), concat, conv, mask, the fused lstm and gru, lookup_table (v1).
 //
 // A sequence op works on the last LoD level of its LoD input (Paddle's rule):
 // rows [lod[i], lod[i+1]) are sequence i. Sequences may be empty (length 0)
@@ -163,6 +163,43 @@ void lstm_grad(const Tensor& input, const Tensor* h0, const Tensor* c0, const Te
                const Tensor* hidden, const Tensor* cell, const Tensor* batch_gate, const Tensor* batch_cell_pre_act,
                const Tensor& hidden_grad, Tensor* input_grad, Tensor* h0_grad, Tensor* c0_grad, Tensor* weight_grad,
                Tensor* bias_grad, const LstmAttrs& attrs);
+
+/// Attributes of `gru` (Fluid's dynamic_gru over LoD sequences).
+struct GruAttrs {
+  std::string activation = "tanh";          ///< of the candidate: sigmoid, tanh, relu or identity
+  std::string gate_activation = "sigmoid";  ///< of the update and reset gates
+  bool is_reverse = false;                  ///< each sequence runs from its last row to its first
+  /// false (Paddle's default): h = (1 - u) * h_prev + u * c; true (the
+  /// original paper's form): h = u * h_prev + (1 - u) * c.
+  bool origin_mode = false;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("activation", &GruAttrs::activation);
+    f("gate_activation", &GruAttrs::gate_activation);
+    f("is_reverse", &GruAttrs::is_reverse);
+    f("origin_mode", &GruAttrs::origin_mode);
+  }
+};
+/// Input [rows, 3D] holds each row's projected gates in Paddle's order
+/// [update, reset, candidate]. Weight [D, 3D] is stored as two blocks: its
+/// first 2D*D values are the [D, 2D] update+reset weights, the last D*D the
+/// [D, D] candidate weights (applied to reset * h_prev). Bias [1, 3D] and
+/// H0 [sequences, D] are optional (zeros). Hidden [rows, D] keeps Input's
+/// LoD. BatchGate [rows, 3D] (activated u, r, c), BatchResetHiddenPrev
+/// [rows, D] (r * h_prev) and BatchHidden [rows, D] are written in row
+/// order (Paddle keeps them in its own batch order: intermediates, not for
+/// comparing); the gradient recomputes what it needs from the inputs.
+void gru(const Tensor& input, const Tensor* h0, const Tensor& weight, const Tensor* bias, Tensor& hidden,
+         Tensor* batch_gate, Tensor* batch_reset_hidden_prev, Tensor* batch_hidden, const GruAttrs& attrs);
+/// Paddle's gru_grad: the gradients through Hidden; the forward's other
+/// outputs it is given are not read (recomputed from the inputs). Always the
+/// true gradient: Paddle 2.6.2's drops the first step's reset-gate and
+/// recurrent-weight terms when H0 is given without an H0@GRAD to write.
+void gru_grad(const Tensor& input, const Tensor* h0, const Tensor& weight, const Tensor* bias, const Tensor* hidden,
+              const Tensor* batch_gate, const Tensor* batch_reset_hidden_prev, const Tensor* batch_hidden,
+              const Tensor& hidden_grad, Tensor* input_grad, Tensor* h0_grad, Tensor* weight_grad, Tensor* bias_grad,
+              const GruAttrs& attrs);
 
 /// Attributes of `lookup_table` (v1, Fluid's embedding): Ids end in a dim of 1.
 struct LookupTableAttrs {

@@ -12,6 +12,8 @@ lod_text_classifier: lookup_table v1 (50, 16) -> sequence_pool AVERAGE and MAX, 
                      -> fc 4 -> cross_entropy (softmax_with_cross_entropy) mean; Adam(0.01); batch 8.
 lod_textcnn:         lookup_table v1 (50, 16, is_sparse) -> sequence_conv(8 filters, window 3, tanh) -> sequence_pool MAX -> fc 4 ->
                      cross_entropy mean; Momentum(0.1, 0.9); batch 8.
+lod_bigru:           lookup_table v1 (50, 16) -> fc 24 -> gru 8 -> sequence_pool LAST, and fc 24 -> gru 8 (is_reverse)
+                     -> sequence_pool FIRST, concatenated [-1, 16] -> fc 4 -> cross_entropy mean; Adam(0.01); batch 8.
 
   python3 tools/fixtures_lod_train.py
 """
@@ -58,6 +60,35 @@ def textcnn():
     logits = snn.fc(snn.sequence_pool(conv, "max"), CLASSES)
     loss = paddle.mean(F.cross_entropy(logits, label))
     paddle.optimizer.Momentum(learning_rate=0.1, momentum=0.9).minimize(loss)
+    return {"feeds": [words, label], "loss": loss}
+
+
+def dynamic_gru(x, size, is_reverse, name):
+    """Fluid 1.x's dynamic_gru: a `gru` op on LoD rows already projected to [rows, 3 * size] (the 2.6 API no
+    longer writes it); Weight [size, 3 * size] and Bias [1, 3 * size] are parameters."""
+    helper = LayerHelper("gru")
+    w = helper.create_parameter(attr=paddle.ParamAttr(name=f"{name}.w"), shape=[size, 3 * size], dtype="float32")
+    b = helper.create_parameter(attr=paddle.ParamAttr(name=f"{name}.b"), shape=[1, 3 * size], dtype="float32",
+                                is_bias=True)
+    outs = {k: helper.create_variable_for_type_inference("float32")
+            for k in ["Hidden", "BatchGate", "BatchResetHiddenPrev", "BatchHidden"]}
+    helper.append_op(type="gru", inputs={"Input": x, "Weight": w, "Bias": b}, outputs=outs,
+                     attrs={"is_reverse": is_reverse, "gate_activation": "sigmoid", "activation": "tanh",
+                            "origin_mode": False})
+    return outs["Hidden"]
+
+
+def bigru():
+    words = paddle.static.data("words", [-1, 1], "int64", lod_level=1)
+    label = paddle.static.data("label", [-1, 1], "int64")
+    emb = embedding_v1(words, 16, is_sparse=False)
+    fwd = dynamic_gru(snn.fc(emb, 3 * 8), 8, False, "gru_fwd")
+    bwd = dynamic_gru(snn.fc(emb, 3 * 8), 8, True, "gru_bwd")
+    # Each direction's final state (senta's bi-RNN classifiers: pool, then concat the dense rows).
+    h = paddle.concat([snn.sequence_pool(fwd, "last"), snn.sequence_pool(bwd, "first")], axis=1)
+    logits = snn.fc(h, CLASSES)
+    loss = paddle.mean(F.cross_entropy(logits, label))
+    paddle.optimizer.Adam(learning_rate=0.01).minimize(loss)
     return {"feeds": [words, label], "loss": loss}
 
 
@@ -121,6 +152,7 @@ def main():
     make_fixture("lod_text_classifier", classifier, {"type": "adam", "learning_rate": 0.01}, words, offsets, label)
     make_fixture("lod_textcnn", textcnn, {"type": "momentum", "learning_rate": 0.1, "momentum": 0.9}, words,
                  offsets, label)
+    make_fixture("lod_bigru", bigru, {"type": "adam", "learning_rate": 0.01}, words, offsets, label)
 
 
 if __name__ == "__main__":

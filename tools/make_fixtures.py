@@ -29,6 +29,7 @@ SCRIPTS = [
     "fixtures_variants.py",     # variants/* (other widths, depths, losses, optimizer settings)
     "fixtures_control_flow.py", # control_flow/*: cond / while / switch_case / tensor arrays (multi-block)
     "fixtures_autodiff.py",     # autodiff/*: forward-only programs + Paddle's append_backward grads / optimizer losses
+    "fixtures_autodiff_lod.py", # autodiff_lod/*: forward-only programs on LoD input + Paddle's gradients
     "make_examples.py",         # examples/fit_a_line, examples/mlp_classifier
     "make_example_image_classifier.py",  # examples/image_classifier (a CNN trained on digits)
     "fixtures_cnn_train.py",    # lenet_digits (conv/pool/batch_norm training)

@@ -2,7 +2,7 @@
 """Per-op Paddle references for the sequence family (see tools/op_caselib.py):
 sequence_pool (every pooltype), sequence_softmax, sequence_reverse,
 sequence_expand, sequence_expand_as, sequence_concat, sequence_conv, sequence_mask,
-split_lod_tensor / merge_lod_tensor and lookup_table (v1) on ragged LoD batches, sequences of lengths 1, 5 and 0
+split_lod_tensor / merge_lod_tensor, the fused lstm and gru, and lookup_table (v1) on ragged LoD batches, sequences of lengths 1, 5 and 0
 where Paddle allows an empty one; forward, output LoD and gradient.
 
   python3 tools/op_cases_sequence.py   # rewrites test/fixtures/op_cases/sequence/
@@ -134,6 +134,45 @@ def main():
                              attrs={"use_peepholes": peep, "is_reverse": rev, "gate_activation": "sigmoid",
                                     "cell_activation": "tanh", "candidate_activation": "tanh"})
             p.case(name, [outs["Hidden"], outs["Cell"]])
+
+    # gru (Fluid's dynamic_gru): Input [rows, 3D] already projected, gates [update, reset, candidate];
+    # Weight [D, 3D] stored as [D, 2D] (update, reset) then [D, D] (candidate). Paddle's static API
+    # writes it only through paddle.fluid (gone in 2.6), so the op is appended by hand.
+    for name, lod, rev, origin, init, act in [("gru_plain", [[1, 5, 3]], False, False, False, "tanh"),
+                                              ("gru_empty_seq_no_bias", [[2, 0, 3]], True, False, True, "tanh"),
+                                              ("gru_reverse", [[1, 5, 3]], True, False, False, "tanh"),
+                                              ("gru_origin_h0", [[3, 1, 5]], False, True, True, "tanh"),
+                                              ("gru_reverse_origin_h0", [[5, 1, 3]], True, True, True, "tanh"),
+                                              ("gru_h0_relu", [[2, 4, 1]], False, False, True, "relu"),
+                                              ("gru_batch8", [[1, 6, 1, 5, 1, 3, 4, 5]], False, False, False,
+                                               "tanh")]:
+        rows, d, n = sum(lod[0]), 3, len(lod[0])
+        with oc.program(FAMILY) as p:
+            x = p.input("x", [rows, 3 * d], lod=lod)
+            w = p.input("w", [d, 3 * d])
+            ins = {"Input": x, "Weight": w}
+            if "no_bias" not in name:
+                ins["Bias"] = p.input("b", [1, 3 * d])
+            if init:
+                ins["H0"] = p.input("h0", [n, d])
+            helper = LayerHelper("gru")
+            outs = {k: helper.create_variable_for_type_inference("float32")
+                    for k in ["Hidden", "BatchGate", "BatchResetHiddenPrev", "BatchHidden"]}
+            helper.append_op(type="gru", inputs=ins, outputs=outs,
+                             attrs={"is_reverse": rev, "gate_activation": "sigmoid", "activation": act,
+                                    "origin_mode": origin})
+            p.case(name, [outs["Hidden"]])
+    with oc.program(FAMILY) as p:  # float64, origin_mode, reverse, H0: Paddle's double kernel
+        x = p.input("x", [6, 6], dtype="float64", lod=[[4, 2]])
+        ins = {"Input": x, "Weight": p.input("w", [2, 6], dtype="float64"),
+               "Bias": p.input("b", [1, 6], dtype="float64"), "H0": p.input("h0", [2, 2], dtype="float64")}
+        helper = LayerHelper("gru")
+        outs = {k: helper.create_variable_for_type_inference("float64")
+                for k in ["Hidden", "BatchGate", "BatchResetHiddenPrev", "BatchHidden"]}
+        helper.append_op(type="gru", inputs=ins, outputs=outs,
+                         attrs={"is_reverse": True, "gate_activation": "sigmoid", "activation": "tanh",
+                                "origin_mode": True})
+        p.case("gru_fp64", [outs["Hidden"]], rtol=1e-10, atol=1e-12)
 
     for name, pad in [("lookup_table", -1), ("lookup_table_padding", 2)]:
         with oc.program(FAMILY) as p:

@@ -1,4 +1,4 @@
-// compiler/ops/sequence.cc - the sequence family's op table: ops on LoD tensors (sequence_*) and lookup_table v1.
+// compiler/ops/sequence.cc - the sequence family's op table: ops on LoD tensors (sequence_*, the fused lstm and gru) and lookup_table v1.
 //
 // The kernels (kernels/sequence.h) set their outputs' LoD themselves; the
 // row count of an output that has one row per sequence is known only at run
@@ -138,6 +138,37 @@ void infer_lstm(ShapeCtx& c) {
   }
 }
 
+// gru: Hidden, BatchResetHiddenPrev and BatchHidden [rows, D], BatchGate [rows, 3D] (D: Weight's rows).
+// Dims the program declares wrongly are reported here, before anything runs.
+void infer_gru(ShapeCtx& c) {
+  const TensorType& x = c.input("Input");
+  const TensorType& w = c.input("Weight");
+  if (!x.known || !w.known) return;
+  if (x.dims.size() != 2 || w.dims.size() != 2) {
+    c.error("gru: Input and Weight must be 2-D ([rows, 3D] and [D, 3D])");
+    return;
+  }
+  const int64_t d = w.dims[0];
+  if (d >= 0 && w.dims[1] >= 0 && w.dims[1] != 3 * d) {
+    c.error("gru: Weight must be [D, 3D], got [" + std::to_string(d) + ", " + std::to_string(w.dims[1]) + "]");
+    return;
+  }
+  if (d >= 0 && x.dims[1] >= 0 && x.dims[1] != 3 * d) {
+    c.error("gru: Input must be [rows, 3D] = [rows, " + std::to_string(3 * d) + "], got [.., " +
+            std::to_string(x.dims[1]) + "]");
+    return;
+  }
+  TensorType h = x;
+  h.dims = {x.dims[0], w.dims[0]};
+  for (const char* slot : {"Hidden", "BatchResetHiddenPrev", "BatchHidden"})
+    if (c.has_output(slot)) c.set_output(slot, h);
+  if (c.has_output("BatchGate")) {
+    TensorType g = x;
+    g.dims = {x.dims[0], w.dims[0] < 0 ? -1 : 3 * w.dims[0]};
+    c.set_output("BatchGate", g);
+  }
+}
+
 }  // namespace
 
 void add_sequence_ops(std::vector<OpDef>& t) {
@@ -217,6 +248,18 @@ void add_sequence_ops(std::vector<OpDef>& t) {
                .outputs = {{"Input@GRAD", true}, {"H0@GRAD", true}, {"C0@GRAD", true}, {"Weight@GRAD", true},
                            {"Bias@GRAD", true}},
                .attrs = lstm_attrs, .attrs_struct = "LstmAttrs", .infer_shape = shape_rules::grads_like_inputs,
+               .share_lod = kShareLodNone});
+
+  // Fluid's dynamic_gru. Paddle differentiates it through Hidden; its Input@GRAD carries no LoD.
+  const auto gru_attrs = kernel_attrs<kernels::GruAttrs>();
+  t.push_back({.type = "gru", .family = "sequence", .inputs = {{"Input"}, {"H0", true}, {"Weight"}, {"Bias", true}},
+               .outputs = {{"Hidden"}, {"BatchGate", true}, {"BatchResetHiddenPrev", true}, {"BatchHidden", true}},
+               .attrs = gru_attrs, .attrs_struct = "GruAttrs", .grad = "gru_grad", .infer_shape = infer_gru});
+  t.push_back({.type = "gru_grad", .family = "sequence",
+               .inputs = {{"Input"}, {"H0", true}, {"Weight"}, {"Bias", true}, {"Hidden", true}, {"BatchGate", true},
+                          {"BatchResetHiddenPrev", true}, {"BatchHidden", true}, {"Hidden@GRAD"}},
+               .outputs = {{"Input@GRAD", true}, {"H0@GRAD", true}, {"Weight@GRAD", true}, {"Bias@GRAD", true}},
+               .attrs = gru_attrs, .attrs_struct = "GruAttrs", .infer_shape = shape_rules::grads_like_inputs,
                .share_lod = kShareLodNone});
 
   const auto lookup_attrs = kernel_attrs<kernels::LookupTableAttrs>();

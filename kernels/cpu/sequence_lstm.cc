@@ -1,7 +1,6 @@
 // kernels/cpu/sequence_lstm.cc - lstm (Fluid's dynamic_lstm) over LoD sequences, and its gradient by backpropagation through time.
-#include <cmath>
-
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/rnn_act.h"
 #include "kernels/sequence.h"
 #include "runtime/lod.h"
 
@@ -10,38 +9,9 @@ namespace {
 
 using namespace detail;
 
-enum class Act { kSigmoid, kTanh, kRelu, kIdentity };
-
-Act activation(const std::string& name) {
-  if (name == "sigmoid") return Act::kSigmoid;
-  if (name == "tanh") return Act::kTanh;
-  if (name == "relu") return Act::kRelu;
-  if (name == "identity" || name == "linear") return Act::kIdentity;
-  rt::fail(fmt::format("lstm: unknown activation '{}' (sigmoid, tanh, relu or identity)", name));
-}
-
-template <class T>
-T apply(Act a, T x) {
-  switch (a) {
-    case Act::kSigmoid: return T(1) / (T(1) + std::exp(-x));
-    case Act::kTanh: return std::tanh(x);
-    case Act::kRelu: return x > T(0) ? x : T(0);
-    case Act::kIdentity: return x;
-  }
-  return x;
-}
-
-// The derivative from the activation's output y.
-template <class T>
-T slope(Act a, T y) {
-  switch (a) {
-    case Act::kSigmoid: return y * (T(1) - y);
-    case Act::kTanh: return T(1) - y * y;
-    case Act::kRelu: return y > T(0) ? T(1) : T(0);
-    case Act::kIdentity: return T(1);
-  }
-  return T(1);
-}
+using rnn::Act;
+using rnn::apply;
+using rnn::slope;
 
 struct Geometry {
   int64_t rows = 0, d = 0, sequences = 0;
@@ -79,8 +49,9 @@ Geometry check(const char* op, const Tensor& input, const Tensor* h0, const Tens
 template <class T>
 void run_forward(const Geometry& g, const Tensor& input, const Tensor* h0, const Tensor* c0, const Tensor& weight,
                  const Tensor& bias, const LstmAttrs& a, T* gates, T* cells, T* hiddens, T* prev_h, T* prev_c) {
-  const Act gate = activation(a.gate_activation), cell = activation(a.cell_activation),
-            cand = activation(a.candidate_activation);
+  const Act gate = rnn::activation("lstm", "gate_activation", a.gate_activation),
+            cell = rnn::activation("lstm", "cell_activation", a.cell_activation),
+            cand = rnn::activation("lstm", "candidate_activation", a.candidate_activation);
   const int64_t d = g.d;
   const T* x = input.data<T>();
   const T* w = weight.data<T>();
@@ -156,8 +127,9 @@ void lstm_grad(const Tensor& input, const Tensor* h0, const Tensor* c0, const Te
   for (auto [t, name] : {std::pair{hidden_grad, "Hidden@GRAD"}, std::pair{cell_grad, "Cell@GRAD"}})
     if (t && (!t->initialized() || t->numel() != rows * d))
       rt::fail(fmt::format("lstm_grad: {} must be [rows, D] = [{}, {}]", name, rows, d));
-  const Act gate = activation(a.gate_activation), cellact = activation(a.cell_activation),
-            cand = activation(a.candidate_activation);
+  const Act gate = rnn::activation("lstm_grad", "gate_activation", a.gate_activation),
+            cellact = rnn::activation("lstm_grad", "cell_activation", a.cell_activation),
+            cand = rnn::activation("lstm_grad", "candidate_activation", a.candidate_activation);
   Tensor& work = scratch(Slot::kTmp0);  // gates, cells, hiddens, prev h, prev c
   work.resize(Shape{rows * 8 * d}, input.dtype());
   for (Tensor* out : {input_grad, h0_grad, c0_grad, weight_grad, bias_grad})

@@ -314,3 +314,48 @@ TEST_CASE("lstm runs each sequence from its own start, both ways, and its gradie
         });
   }
 }
+
+TEST_CASE("gru runs each sequence from its own start, both ways, in both modes, and its gradient matches finite "
+          "differences",
+          "[sequence][gradcheck]") {
+  // D = 1, zero weights, identity activations: u and c are the row's Input, so with
+  // origin_mode false h = (1 - u) * h_prev + u * c.
+  Tensor x = f64(Shape{3, 3}, {0.5, 9, 2, 0.5, 9, 4, 1, 9, 3}), w = f64(Shape{1, 3}, {0, 0, 0}), h;
+  with_lod(x, {0, 2, 2, 3});
+  kernels::GruAttrs plain;
+  plain.activation = plain.gate_activation = "identity";
+  kernels::gru(x, nullptr, w, nullptr, h, nullptr, nullptr, nullptr, plain);
+  CHECK(values(h) == dv({1, 2.5, 3}));  // row 1 mixes row 0's h (1) with its candidate (4); row 2 starts afresh
+  CHECK(*h.lod() == *x.lod());
+  plain.is_reverse = true;
+  kernels::gru(x, nullptr, w, nullptr, h, nullptr, nullptr, nullptr, plain);
+  CHECK(values(h) == dv({2, 2, 3}));  // row 1 runs first (h = 0.5 * 4) and row 0 mixes it with 2
+  plain.origin_mode = true;  // h = u * h_prev + (1 - u) * c, from H0 (one row per sequence, the empty one's unused)
+  Tensor h0 = f64(Shape{3, 1}, {10, 0, 20});
+  kernels::gru(x, &h0, w, nullptr, h, nullptr, nullptr, nullptr, plain);
+  CHECK(values(h) == dv({4.5, 7, 20}));  // row 1: 0.5*10 + 0.5*4; row 0: 0.5*7 + 0.5*2; row 2 (u = 1): H0's 20
+  plain.activation = "softsign";
+  CHECK_THROWS_WITH(kernels::gru(x, nullptr, w, nullptr, h, nullptr, nullptr, nullptr, plain),
+                    Catch::Contains("unknown activation 'softsign'"));
+  Tensor bad_w = f64(Shape{1, 4}, {0, 0, 0, 0});
+  CHECK_THROWS_WITH(kernels::gru(x, nullptr, bad_w, nullptr, h, nullptr, nullptr, nullptr, kernels::GruAttrs{}),
+                    Catch::Contains("Weight must be [D, 3D]"));
+
+  for (bool reverse : {false, true})
+    for (bool origin : {false, true}) {
+      Tensor in = spaced(Shape{5, 6}, 30), wt = spaced(Shape{2, 6}, 31), bias = spaced(Shape{1, 6}, 32),
+             init = spaced(Shape{3, 2}, 33);
+      with_lod(in, {0, 2, 2, 5});
+      kernels::GruAttrs a;
+      a.is_reverse = reverse;
+      a.origin_mode = origin;
+      INFO("reverse: " << reverse << " origin_mode: " << origin);
+      CHECK_GRADCHECK_OP(
+          "gru", {&in, &wt, &bias, &init},
+          [&](Tensor& out) { kernels::gru(in, &init, wt, &bias, out, nullptr, nullptr, nullptr, a); },
+          [&](const Tensor& dout, std::vector<Tensor*>& g) {
+            kernels::gru_grad(in, &init, wt, &bias, nullptr, nullptr, nullptr, nullptr, dout, g[0], g[3], g[1], g[2],
+                              a);
+          });
+    }
+}
