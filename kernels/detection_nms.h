@@ -1,0 +1,53 @@
+// kernels/detection_nms.h - per-class non-maximum suppression: multiclass_nms (v1), multiclass_nms2, multiclass_nms3.
+//
+// Inference only (Paddle has no gradient). fp32 and fp64. The number of
+// detections is known only at run time: the kernels resize Out themselves.
+#pragma once
+
+#include "kernels/attr_fields.h"
+#include "runtime/tensor.h"
+
+namespace fluidc::kernels {
+
+using fluidc::rt::Tensor;
+
+/// Attributes shared by the three versions (Paddle's names and defaults).
+struct MulticlassNmsAttrs {
+  float score_threshold = 0.f;  ///< a box of class c is a candidate when its score is strictly above
+  int nms_top_k = -1;           ///< candidates kept per class before NMS; negative: all
+  int keep_top_k = -1;          ///< detections kept per image, best scores first; negative: all
+  float nms_threshold = 0.3f;   ///< IoU above which the lower-scored box is dropped
+  bool normalized = true;       ///< false: widths and heights count both edge pixels (+1)
+  float nms_eta = 1.f;          ///< < 1: the threshold shrinks by eta after each kept box while above 0.5
+  int background_label = 0;     ///< class skipped entirely; -1: none
+
+  template <class F>
+  static void fields(F&& f) {
+    f("score_threshold", &MulticlassNmsAttrs::score_threshold, kRequiredAttr);
+    f("nms_top_k", &MulticlassNmsAttrs::nms_top_k, kRequiredAttr);
+    f("keep_top_k", &MulticlassNmsAttrs::keep_top_k, kRequiredAttr);
+    f("nms_threshold", &MulticlassNmsAttrs::nms_threshold);
+    f("normalized", &MulticlassNmsAttrs::normalized);
+    f("nms_eta", &MulticlassNmsAttrs::nms_eta);
+    f("background_label", &MulticlassNmsAttrs::background_label);
+  }
+};
+
+/// BBoxes [N, M, 4] corner boxes and Scores [N, C, M] give Out [K, 6] rows
+/// (label, score, xmin, ymin, xmax, ymax), image by image, each image's
+/// classes ascending, with LoD offsets of each image's rows. No detection
+/// at all: Out is [1, 1] holding -1, LoD {0, 1} (Paddle's convention).
+void multiclass_nms(const Tensor& bboxes, const Tensor& scores, Tensor& out, const MulticlassNmsAttrs& attrs);
+
+/// As multiclass_nms, plus Index [K, 1] int32: image * M + box of each row
+/// (both with the LoD). No detection: Out [0, 6] and Index [0, 1].
+void multiclass_nms2(const Tensor& bboxes, const Tensor& scores, Tensor& out, Tensor* index,
+                     const MulticlassNmsAttrs& attrs);
+
+/// As multiclass_nms2 without LoD, plus NmsRoisNum [N] int32 (rows per
+/// image). RoisNum matters only to the per-RoI 2-D Scores form, which is
+/// not supported (a clear error); with 3-D Scores Paddle ignores it too.
+void multiclass_nms3(const Tensor& bboxes, const Tensor& scores, const Tensor* rois_num, Tensor& out, Tensor* index,
+                     Tensor* nms_rois_num, const MulticlassNmsAttrs& attrs);
+
+}  // namespace fluidc::kernels

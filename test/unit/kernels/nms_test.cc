@@ -1,0 +1,87 @@
+// test/unit/kernels/nms_test.cc - multiclass_nms 1/2/3: hand-worked suppression, ties, keep_top_k, empty results, errors.
+#include <catch2/catch.hpp>
+
+#include "kernels/detection_nms.h"
+#include "runtime/error.h"
+#include "test/unit/kernels/gradcheck.h"
+
+using namespace fluidc;
+using namespace fluidc::test;
+using kernels::MulticlassNmsAttrs;
+
+namespace {
+
+// Box 0 [0, 0, 1, 1], box 1 [0, 0.5, 1, 1.5] (IoU 0.5 / 1.5 = 1/3), box 2 [2, 2, 3, 3].
+Tensor three_boxes() { return f32(Shape{1, 3, 4}, {0, 0, 1, 1, 0, 0.5f, 1, 1.5f, 2, 2, 3, 3}); }
+
+MulticlassNmsAttrs attrs(float thr) {
+  MulticlassNmsAttrs a;
+  a.score_threshold = 0.05f;
+  a.nms_threshold = thr;
+  a.background_label = -1;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("multiclass_nms3: IoU 1/3 suppressed below the threshold, kept above", "[nms]") {
+  // One class; scores 0.9, 0.8, 0.7.
+  Tensor s = f32(Shape{1, 1, 3}, {0.9f, 0.8f, 0.7f});
+  Tensor out, index, num;
+  kernels::multiclass_nms3(three_boxes(), s, nullptr, out, &index, &num, attrs(0.3f));
+  REQUIRE(out.shape() == Shape{2, 6});
+  std::vector<double> o = values(out);
+  CHECK(o[1] == Approx(0.9));
+  CHECK(o[7] == Approx(0.7));  // box 1 suppressed (1/3 > 0.3)
+  CHECK(index.data<int32_t>()[1] == 2);
+  CHECK(num.data<int32_t>()[0] == 2);
+  CHECK(out.lod() == nullptr);
+  kernels::multiclass_nms3(three_boxes(), s, nullptr, out, &index, &num, attrs(0.34f));
+  CHECK(out.shape() == Shape{3, 6});
+}
+
+TEST_CASE("multiclass_nms: ties keep box order; keep_top_k cuts across classes, rows by class", "[nms]") {
+  // Two classes; class 1 ties box 2 with class 0's best.
+  Tensor s = f32(Shape{1, 2, 3}, {0.6f, 0.1f, 0.5f, 0.2f, 0.3f, 0.6f});
+  MulticlassNmsAttrs a = attrs(0.5f);
+  a.keep_top_k = 3;
+  Tensor out, index;
+  kernels::multiclass_nms2(three_boxes(), s, out, &index, a);
+  // NMS at 0.5 keeps everything (the only overlap is 1/3). Candidates: c0 b0 0.6, c0 b2 0.5, c0 b1 0.1,
+  // c1 b2 0.6, c1 b1 0.3, c1 b0 0.2. Best three, stably: c0 b0 0.6, c1 b2 0.6, c0 b2 0.5; rows class 0 first.
+  REQUIRE(out.shape() == Shape{3, 6});
+  std::vector<double> o = values(out);
+  CHECK(o[0] == 0);
+  CHECK(o[1] == Approx(0.6));
+  CHECK(o[6] == 0);
+  CHECK(o[7] == Approx(0.5));
+  CHECK(o[12] == 1);
+  CHECK(index.data<int32_t>()[2] == 2);
+  REQUIRE(out.lod() != nullptr);
+  CHECK((*out.lod())[0] == std::vector<uint64_t>{0, 3});
+}
+
+TEST_CASE("multiclass_nms: nothing detected gives Paddle's markers", "[nms]") {
+  Tensor s = f32(Shape{1, 1, 3}, {0.01f, 0.02f, 0.03f});
+  Tensor out, index, num;
+  kernels::multiclass_nms(three_boxes(), s, out, attrs(0.3f));
+  REQUIRE(out.shape() == Shape{1, 1});
+  CHECK(values(out)[0] == -1);
+  CHECK((*out.lod())[0] == std::vector<uint64_t>{0, 1});
+  kernels::multiclass_nms3(three_boxes(), s, nullptr, out, &index, &num, attrs(0.3f));
+  CHECK(out.shape() == Shape{0, 6});
+  CHECK(index.shape() == Shape{0, 1});
+  CHECK(num.data<int32_t>()[0] == 0);
+}
+
+TEST_CASE("multiclass_nms: bad inputs are clear errors", "[nms]") {
+  Tensor out, index, num;
+  CHECK_THROWS_WITH(kernels::multiclass_nms3(three_boxes(), f32(Shape{3, 1}, {1, 1, 1}), nullptr, out, &index, &num,
+                                             attrs(0.3f)),
+                    Catch::Contains("per-RoI form"));
+  CHECK_THROWS_WITH(kernels::multiclass_nms(three_boxes(), f32(Shape{1, 1, 2}, {1, 1}), out, attrs(0.3f)),
+                    Catch::Contains("boxes per image"));
+  CHECK_THROWS_WITH(kernels::multiclass_nms(f32(Shape{1, 1, 5}, {0, 0, 1, 1, 0}), f32(Shape{1, 1, 1}, {1}), out,
+                                            attrs(0.3f)),
+                    Catch::Contains("last dim must be 4"));
+}
