@@ -1,4 +1,4 @@
-// kernels/detection_nms.h - per-class non-maximum suppression: multiclass_nms (v1), multiclass_nms2, multiclass_nms3.
+// kernels/detection_nms.h - non-maximum suppression: multiclass_nms (v1), multiclass_nms2, multiclass_nms3, matrix_nms.
 //
 // Inference only (Paddle has no gradient). fp32 and fp64. The number of
 // detections is known only at run time: the kernels resize Out themselves.
@@ -49,5 +49,37 @@ void multiclass_nms2(const Tensor& bboxes, const Tensor& scores, Tensor& out, Te
 /// not supported (a clear error); with 3-D Scores Paddle ignores it too.
 void multiclass_nms3(const Tensor& bboxes, const Tensor& scores, const Tensor* rois_num, Tensor& out, Tensor* index,
                      Tensor* nms_rois_num, const MulticlassNmsAttrs& attrs);
+
+/// Attributes of `matrix_nms` (Paddle's names and defaults).
+struct MatrixNmsAttrs {
+  float score_threshold = 0.f;  ///< candidates score strictly above
+  float post_threshold = 0.f;   ///< decayed scores must stay strictly above
+  int nms_top_k = -1;           ///< candidates per class; negative: all
+  int keep_top_k = -1;          ///< detections per image, best decayed scores first; negative: all
+  bool use_gaussian = false;    ///< decay exp((max_iou^2 - iou^2) * sigma); else (1 - iou) / (1 - max_iou)
+  float gaussian_sigma = 2.f;
+  int background_label = 0;     ///< class skipped; -1: none
+  bool normalized = true;       ///< false: widths and heights count both edge pixels (+1)
+
+  template <class F>
+  static void fields(F&& f) {
+    f("score_threshold", &MatrixNmsAttrs::score_threshold, kRequiredAttr);
+    f("post_threshold", &MatrixNmsAttrs::post_threshold);
+    f("nms_top_k", &MatrixNmsAttrs::nms_top_k, kRequiredAttr);
+    f("keep_top_k", &MatrixNmsAttrs::keep_top_k, kRequiredAttr);
+    f("use_gaussian", &MatrixNmsAttrs::use_gaussian);
+    f("gaussian_sigma", &MatrixNmsAttrs::gaussian_sigma);
+    f("background_label", &MatrixNmsAttrs::background_label);
+    f("normalized", &MatrixNmsAttrs::normalized);
+  }
+};
+
+/// Matrix NMS (SOLOv2): each candidate's score decays by its overlap with
+/// every higher-scored box of its class instead of being dropped. BBoxes
+/// [N, M, 4], Scores [N, C, M] give Out [K, 6] (label, decayed score, box),
+/// each image's rows by decayed score descending, no LoD; Index [K, 1]
+/// int32 (image * M + box); RoisNum [N] int32 rows per image.
+void matrix_nms(const Tensor& bboxes, const Tensor& scores, Tensor& out, Tensor* index, Tensor* rois_num,
+                const MatrixNmsAttrs& attrs);
 
 }  // namespace fluidc::kernels

@@ -4,7 +4,8 @@ multiclass_nms3 (score threshold, background label, nms_top_k and keep_top_k
 cuts, score ties, pixel boxes, adaptive eta, an image with nothing above the
 threshold, a batch with no detection at all), multiclass_nms (v1: Out with
 LoD; Paddle's [1, 1] -1 marker when nothing is detected) and multiclass_nms2
-(Out and Index with LoD). The ops are appended raw (LayerHelper), as
+(Out and Index with LoD), matrix_nms (linear and gaussian decay, post_threshold,
+top-k cuts, background label, pixel boxes, empty results). The ops are appended raw (LayerHelper), as
 detection programs hold them. Forward values only: Paddle has no gradient.
 
   python3 tools/op_cases_nms.py   # rewrites test/fixtures/op_cases/nms/
@@ -56,6 +57,22 @@ def nms_case(name, version, b, s, notes="", **attrs):
         p.case(name, fetch, grads=False, notes=notes)
 
 
+def matrix_case(name, b, s, notes="", **attrs):
+    full = dict(score_threshold=0.3, post_threshold=0.1, nms_top_k=-1, keep_top_k=-1, use_gaussian=False,
+                gaussian_sigma=2.0, background_label=0, normalized=True)
+    full.update(attrs)
+    with oc.program(FAMILY) as p:
+        bv = p.input("bboxes", list(b.shape), grad=False, value=b)
+        sv = p.input("scores", list(s.shape), grad=False, value=s)
+        h = LayerHelper("matrix_nms")
+        out = h.create_variable_for_type_inference("float32")
+        idx = h.create_variable_for_type_inference("int32")
+        rn = h.create_variable_for_type_inference("int32")
+        h.append_op(type="matrix_nms", inputs={"BBoxes": bv, "Scores": sv},
+                    outputs={"Out": out, "Index": idx, "RoisNum": rn}, attrs=full)
+        p.case(name, [out, idx, rn], grads=False, notes=notes)
+
+
 def main():
     oc.start(__file__, FAMILY)
     b = clustered_boxes("main", 2, 12)
@@ -83,6 +100,14 @@ def main():
              notes="no detection at all: Paddle's marker Out [[-1]] with LoD {0, 1}")
     nms_case("nms2_basic", "multiclass_nms2", b, s, background_label=1)
     nms_case("nms2_all_empty", "multiclass_nms2", b, s * 0.1, score_threshold=0.5)
+    # matrix_nms ranks with std::partial_sort (not stable): untied scores only.
+    matrix_case("matrix_linear", b, s)
+    matrix_case("matrix_gaussian_top_k", b, s, use_gaussian=True, gaussian_sigma=1.5, nms_top_k=6, keep_top_k=8,
+                post_threshold=0.2, background_label=-1)
+    matrix_case("matrix_background_1_empty_image", b, se, score_threshold=0.25, background_label=1,
+                notes="image 1 has nothing above score_threshold: RoisNum 0")
+    matrix_case("matrix_pixels", bp, scores("pixels", 1, 3, 10), normalized=False, use_gaussian=True)
+    matrix_case("matrix_all_empty", b, s * 0.1, score_threshold=0.5, notes="no detection: Out [0, 6], Index [0, 1]")
     oc.finish()
 
 

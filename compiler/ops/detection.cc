@@ -1,4 +1,4 @@
-// compiler/ops/detection.cc - inference-only detection ops: prior_box, box_coder, yolo_box, multiclass_nms 1/2/3.
+// compiler/ops/detection.cc - inference-only detection ops: prior_box, box_coder, yolo_box, multiclass_nms 1/2/3, matrix_nms.
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
@@ -85,10 +85,12 @@ void infer_multiclass_nms(ShapeCtx& c) {
     t.dims = {shapes::kUnknown, 1};
     c.set_output("Index", t);
   }
-  if (c.has_output("NmsRoisNum")) {
-    t.dims = shape_rules::from_shape(rs);
-    c.set_output("NmsRoisNum", t);
-  }
+  // NmsRoisNum (multiclass_nms3), RoisNum (matrix_nms): rows per image.
+  for (const char* slot : {"NmsRoisNum", "RoisNum"})
+    if (c.has_output(slot)) {
+      t.dims = shape_rules::from_shape(rs);
+      c.set_output(slot, t);
+    }
 }
 
 }  // namespace
@@ -115,6 +117,10 @@ void add_detection_ops(std::vector<OpDef>& t) {
                .inputs = {{"BBoxes"}, {"Scores"}, {"RoisNum", true}},
                .outputs = {{"Out"}, {"Index", true}, {"NmsRoisNum", true}}, .attrs = nms_attrs,
                .attrs_struct = "MulticlassNmsAttrs", .infer_shape = infer_multiclass_nms});
+  t.push_back({.type = "matrix_nms", .family = "detection_nms", .inputs = {{"BBoxes"}, {"Scores"}},
+               .outputs = {{"Out"}, {"Index", true}, {"RoisNum", true}},
+               .attrs = kernel_attrs<kernels::MatrixNmsAttrs>(), .attrs_struct = "MatrixNmsAttrs",
+               .infer_shape = infer_multiclass_nms});
 }
 
 }  // namespace fluidc::ops

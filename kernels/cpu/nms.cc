@@ -12,31 +12,16 @@
 #include <vector>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/nms_iou.h"
 #include "kernels/detection_nms.h"
 #include "kernels/shapes/detection_nms.h"
 
 namespace fluidc::kernels {
 
 using namespace detail;
+using nms_detail::iou;
 
 namespace {
-
-template <class T>
-T box_area(const T* b, bool normalized) {
-  if (b[2] < b[0] || b[3] < b[1]) return T(0);
-  const T w = b[2] - b[0], h = b[3] - b[1];
-  return normalized ? w * h : (w + 1) * (h + 1);
-}
-
-template <class T>
-T iou(const T* a, const T* b, bool normalized) {
-  if (b[0] > a[2] || b[2] < a[0] || b[1] > a[3] || b[3] < a[1]) return T(0);
-  const T norm = normalized ? T(0) : T(1);
-  const T iw = std::min(a[2], b[2]) - std::max(a[0], b[0]) + norm;
-  const T ih = std::min(a[3], b[3]) - std::max(a[1], b[1]) + norm;
-  const T inter = iw * ih;
-  return inter / (box_area(a, normalized) + box_area(b, normalized) - inter);
-}
 
 // Boxes of one class kept by greedy NMS, in selection order. `boxes` [M, 4],
 // `score` [M].

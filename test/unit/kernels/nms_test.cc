@@ -1,5 +1,7 @@
-// test/unit/kernels/nms_test.cc - multiclass_nms 1/2/3: hand-worked suppression, ties, keep_top_k, empty results, errors.
+// test/unit/kernels/nms_test.cc - multiclass_nms 1/2/3 and matrix_nms: hand-worked suppression and decay, ties, keep_top_k, empty results, errors.
 #include <catch2/catch.hpp>
+
+#include <cmath>
 
 #include "kernels/detection_nms.h"
 #include "runtime/error.h"
@@ -84,4 +86,33 @@ TEST_CASE("multiclass_nms: bad inputs are clear errors", "[nms]") {
   CHECK_THROWS_WITH(kernels::multiclass_nms(f32(Shape{1, 1, 5}, {0, 0, 1, 1, 0}), f32(Shape{1, 1, 1}, {1}), out,
                                             attrs(0.3f)),
                     Catch::Contains("last dim must be 4"));
+}
+
+TEST_CASE("matrix_nms: linear and gaussian decay worked by hand", "[nms]") {
+  Tensor s = f32(Shape{1, 1, 3}, {0.9f, 0.8f, 0.7f});
+  kernels::MatrixNmsAttrs a;
+  a.score_threshold = 0.05f;
+  a.post_threshold = 0.1f;
+  a.background_label = -1;
+  Tensor out, index, num;
+  // Box 1 overlaps box 0 with IoU 1/3 (box 0's max IoU is 0): decay (1 - 1/3) / 1. Box 2 touches nothing:
+  // min(1 / 1, 1 / (1 - 1/3)) = 1. Rows by decayed score.
+  kernels::matrix_nms(three_boxes(), s, out, &index, &num, a);
+  REQUIRE(out.shape() == Shape{3, 6});
+  std::vector<double> o = values(out);
+  CHECK(o[1] == Approx(0.9));
+  CHECK(o[7] == Approx(0.7));
+  CHECK(o[13] == Approx(0.8 * 2 / 3.));
+  CHECK(index.data<int32_t>()[2] == 1);
+  CHECK(num.data<int32_t>()[0] == 3);
+  a.use_gaussian = true;
+  a.gaussian_sigma = 2.f;
+  a.post_threshold = 0.75f;  // gaussian: 0.8 * exp(-(1/9) * 2) = 0.6404 falls under it
+  kernels::matrix_nms(three_boxes(), s, out, &index, &num, a);
+  REQUIRE(out.shape() == Shape{1, 6});
+  CHECK(values(out)[1] == Approx(0.9));
+  a.post_threshold = 0.6f;
+  kernels::matrix_nms(three_boxes(), s, out, &index, &num, a);
+  REQUIRE(out.shape() == Shape{3, 6});
+  CHECK(values(out)[13] == Approx(0.8 * std::exp(-2 / 9.)));
 }
