@@ -5,7 +5,8 @@ cuts, score ties, pixel boxes, adaptive eta, an image with nothing above the
 threshold, a batch with no detection at all), multiclass_nms (v1: Out with
 LoD; Paddle's [1, 1] -1 marker when nothing is detected) and multiclass_nms2
 (Out and Index with LoD), matrix_nms (linear and gaussian decay, post_threshold,
-top-k cuts, background label, pixel boxes, empty results). The ops are appended raw (LayerHelper), as
+top-k cuts, background label, pixel boxes, empty results), and a YOLOv3-style
+head (yolo_box, transpose, multiclass_nms3) as detection programs chain them. The ops are appended raw (LayerHelper), as
 detection programs hold them. Forward values only: Paddle has no gradient.
 
   python3 tools/op_cases_nms.py   # rewrites test/fixtures/op_cases/nms/
@@ -14,7 +15,9 @@ detection programs hold them. Forward values only: Paddle has no gradient.
 import numpy as np
 
 import op_caselib as oc  # noqa: E402  (imports fixturelib: threads/env before paddle)
+import paddle
 from paddle.base.layer_helper import LayerHelper
+from paddle.vision import ops as V
 
 FAMILY = "nms"
 
@@ -108,6 +111,20 @@ def main():
                 notes="image 1 has nothing above score_threshold: RoisNum 0")
     matrix_case("matrix_pixels", bp, scores("pixels", 1, 3, 10), normalized=False, use_gaussian=True)
     matrix_case("matrix_all_empty", b, s * 0.1, score_threshold=0.5, notes="no detection: Out [0, 6], Index [0, 1]")
+    # A YOLOv3 head as PaddleDetection writes it: yolo_box, scores to [N, C, M], multiclass_nms3 in pixels.
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [2, 2 * (5 + 3), 4, 4], grad=False, low=-3, high=3)
+        size = p.input("img_size", [2, 2], dtype="int32", grad=False, value=np.array([[128, 128], [96, 160]]))
+        yb, ys = V.yolo_box(x, size, anchors=[10, 13, 30, 40], class_num=3, conf_thresh=0.05, downsample_ratio=32)
+        h = LayerHelper("multiclass_nms3")
+        out = h.create_variable_for_type_inference("float32")
+        idx = h.create_variable_for_type_inference("int32")
+        rn = h.create_variable_for_type_inference("int32")
+        h.append_op(type="multiclass_nms3", inputs={"BBoxes": yb, "Scores": paddle.transpose(ys, [0, 2, 1])},
+                    outputs={"Out": out, "Index": idx, "NmsRoisNum": rn},
+                    attrs=dict(score_threshold=0.1, nms_top_k=20, keep_top_k=10, nms_threshold=0.45,
+                               normalized=False, nms_eta=1.0, background_label=-1))
+        p.case("yolo_head_nms3", [out, idx, rn], grads=False, notes="yolo_box -> transpose -> multiclass_nms3")
     oc.finish()
 
 
