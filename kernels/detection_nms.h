@@ -45,8 +45,10 @@ void multiclass_nms2(const Tensor& bboxes, const Tensor& scores, Tensor& out, Te
                      const MulticlassNmsAttrs& attrs);
 
 /// As multiclass_nms2 without LoD, plus NmsRoisNum [N] int32 (rows per
-/// image). RoisNum matters only to the per-RoI 2-D Scores form, which is
-/// not supported (a clear error); with 3-D Scores Paddle ignores it too.
+/// image). Per-RoI form (two-stage detectors): Scores [M, C], BBoxes
+/// [M, C, 4] (a box per RoI and class), RoisNum [N] RoIs per image (or
+/// BBoxes' LoD); each class's kept RoIs come in RoI order and Index is
+/// RoI * C + class. With 3-D Scores RoisNum is ignored, as in Paddle.
 void multiclass_nms3(const Tensor& bboxes, const Tensor& scores, const Tensor* rois_num, Tensor& out, Tensor* index,
                      Tensor* nms_rois_num, const MulticlassNmsAttrs& attrs);
 

@@ -6,7 +6,9 @@ threshold, a batch with no detection at all), multiclass_nms (v1: Out with
 LoD; Paddle's [1, 1] -1 marker when nothing is detected) and multiclass_nms2
 (Out and Index with LoD), matrix_nms (linear and gaussian decay, post_threshold,
 top-k cuts, background label, pixel boxes, empty results), and a YOLOv3-style
-head (yolo_box, transpose, multiclass_nms3) as detection programs chain them. The ops are appended raw (LayerHelper), as
+head (yolo_box, transpose, multiclass_nms3) as detection programs chain them,
+and the per-RoI form of two-stage detectors (Scores [M, C], BBoxes [M, C, 4],
+images split by RoisNum, or by BBoxes' LoD for v1). The ops are appended raw (LayerHelper), as
 detection programs hold them. Forward values only: Paddle has no gradient.
 
   python3 tools/op_cases_nms.py   # rewrites test/fixtures/op_cases/nms/
@@ -37,13 +39,17 @@ def scores(name, n, c, m):
     return oc._rng(f"{FAMILY}/scores/{name}").uniform(0, 1, size=(n, c, m)).astype("float32")
 
 
-def nms_case(name, version, b, s, notes="", **attrs):
+def nms_case(name, version, b, s, notes="", rois_num=None, lod=None, **attrs):
     full = dict(score_threshold=0.3, nms_top_k=-1, keep_top_k=-1, nms_threshold=0.4, normalized=True, nms_eta=1.0,
                 background_label=0)
     full.update(attrs)
     with oc.program(FAMILY) as p:
-        bv = p.input("bboxes", list(b.shape), grad=False, value=b)
+        bv = p.input("bboxes", list(b.shape), grad=False, value=b, lod=lod)
         sv = p.input("scores", list(s.shape), grad=False, value=s)
+        ins = {"BBoxes": bv, "Scores": sv}
+        if rois_num is not None:
+            ins["RoisNum"] = p.input("rois_num", [len(rois_num)], dtype="int32", grad=False,
+                                     value=np.array(rois_num, dtype="int32"))
         h = LayerHelper(version)
         out = h.create_variable_for_type_inference("float32")
         outs = {"Out": out}
@@ -56,7 +62,7 @@ def nms_case(name, version, b, s, notes="", **attrs):
             rn = h.create_variable_for_type_inference("int32")
             outs["NmsRoisNum"] = rn
             fetch.append(rn)
-        h.append_op(type=version, inputs={"BBoxes": bv, "Scores": sv}, outputs=outs, attrs=full)
+        h.append_op(type=version, inputs=ins, outputs=outs, attrs=full)
         p.case(name, fetch, grads=False, notes=notes)
 
 
@@ -103,6 +109,15 @@ def main():
              notes="no detection at all: Paddle's marker Out [[-1]] with LoD {0, 1}")
     nms_case("nms2_basic", "multiclass_nms2", b, s, background_label=1)
     nms_case("nms2_all_empty", "multiclass_nms2", b, s * 0.1, score_threshold=0.5)
+    # Per-RoI form: 10 RoIs in images of 4, 0 and 6; a box per RoI and class.
+    rb = clustered_boxes("per_roi", 1, 30)[0].reshape(10, 3, 4)
+    rs = scores("per_roi", 1, 10, 3)[0]
+    nms_case("nms3_per_roi", "multiclass_nms3", rb, rs, rois_num=[4, 0, 6], score_threshold=0.2,
+             notes="kept RoIs of a class come in RoI order; Index = RoI * C + class")
+    nms_case("nms3_per_roi_keep_top_k", "multiclass_nms3", rb, rs, rois_num=[4, 0, 6], score_threshold=0.1,
+             keep_top_k=3, background_label=-1)
+    nms_case("nms_v1_per_roi_lod", "multiclass_nms", rb, rs, lod=[[4, 0, 6]], score_threshold=0.2,
+             notes="images split by BBoxes' LoD")
     # matrix_nms ranks with std::partial_sort (not stable): untied scores only.
     matrix_case("matrix_linear", b, s)
     matrix_case("matrix_gaussian_top_k", b, s, use_gaussian=True, gaussian_sigma=1.5, nms_top_k=6, keep_top_k=8,

@@ -80,7 +80,20 @@ TEST_CASE("multiclass_nms: bad inputs are clear errors", "[nms]") {
   Tensor out, index, num;
   CHECK_THROWS_WITH(kernels::multiclass_nms3(three_boxes(), f32(Shape{3, 1}, {1, 1, 1}), nullptr, out, &index, &num,
                                              attrs(0.3f)),
-                    Catch::Contains("per-RoI form"));
+                    Catch::Contains("does not match Scores"));
+  // Per-RoI form: RoisNum must cover the RoIs exactly.
+  Tensor roi_boxes = f32(Shape{2, 1, 4}, {0, 0, 1, 1, 2, 2, 3, 3});
+  Tensor roi_scores = f32(Shape{2, 1}, {0.9f, 0.8f});
+  CHECK_THROWS_WITH(kernels::multiclass_nms3(roi_boxes, roi_scores, nullptr, out, &index, &num, attrs(0.3f)),
+                    Catch::Contains("needs RoisNum"));
+  Tensor bad = i32(Shape{2}, {1, 5});
+  CHECK_THROWS_WITH(kernels::multiclass_nms3(roi_boxes, roi_scores, &bad, out, &index, &num, attrs(0.3f)),
+                    Catch::Contains("runs past"));
+  Tensor good = i32(Shape{3}, {1, 0, 1});
+  kernels::multiclass_nms3(roi_boxes, roi_scores, &good, out, &index, &num, attrs(0.3f));
+  REQUIRE(num.shape() == Shape{3});
+  CHECK(num.data<int32_t>()[1] == 0);
+  CHECK(index.data<int32_t>()[1] == 1);
   CHECK_THROWS_WITH(kernels::multiclass_nms(three_boxes(), f32(Shape{1, 1, 2}, {1, 1}), out, attrs(0.3f)),
                     Catch::Contains("boxes per image"));
   CHECK_THROWS_WITH(kernels::multiclass_nms(f32(Shape{1, 1, 5}, {0, 0, 1, 1, 0}), f32(Shape{1, 1, 1}, {1}), out,
