@@ -41,6 +41,11 @@ void matrix_one_class(const T* boxes, const T* score, int64_t m, const MatrixNms
   int64_t num = end - perm.begin();
   if (num <= 0) return;
   if (a.nms_top_k > -1 && num > a.nms_top_k) num = a.nms_top_k;
+  // The IoU triangle grows as num^2: past 2^28 entries (num > 23171) it is
+  // refused rather than left to fail allocating gigabytes (nms_top_k bounds it).
+  if (num * (num - 1) / 2 > (int64_t{1} << 28))
+    rt::fail(fmt::format("matrix_nms: {} candidates of class {} would need a {} x {} IoU matrix; set nms_top_k "
+                         "(at most 23171)", num, static_cast<int64_t>(label), num, num));
   std::partial_sort(perm.begin(), perm.begin() + num, end, [&](int l, int r) { return score[l] > score[r]; });
 
   // Lower triangle of pairwise IoUs (row i against the i boxes above it).

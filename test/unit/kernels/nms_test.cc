@@ -129,3 +129,20 @@ TEST_CASE("matrix_nms: linear and gaussian decay worked by hand", "[nms]") {
   REQUIRE(out.shape() == Shape{3, 6});
   CHECK(values(out)[13] == Approx(0.8 * std::exp(-2 / 9.)));
 }
+
+TEST_CASE("matrix_nms: a candidate count whose IoU matrix would take gigabytes is refused", "[nms]") {
+  const int64_t m = 30000;
+  std::vector<float> b(static_cast<size_t>(m * 4)), s(static_cast<size_t>(m), 0.5f);
+  for (int64_t i = 0; i < m; ++i) {
+    b[static_cast<size_t>(4 * i + 2)] = 1;
+    b[static_cast<size_t>(4 * i + 3)] = 1;
+  }
+  kernels::MatrixNmsAttrs a;
+  a.background_label = -1;
+  Tensor out, index, num;
+  CHECK_THROWS_WITH(kernels::matrix_nms(f32(Shape{1, m, 4}, b), f32(Shape{1, 1, m}, s), out, &index, &num, a),
+                    Catch::Contains("set nms_top_k"));
+  a.nms_top_k = 100;
+  kernels::matrix_nms(f32(Shape{1, m, 4}, b), f32(Shape{1, 1, m}, s), out, &index, &num, a);
+  CHECK(num.data<int32_t>()[0] >= 1);
+}
