@@ -37,6 +37,7 @@ struct MulticlassNmsAttrs {
 /// (label, score, xmin, ymin, xmax, ymax), image by image, each image's
 /// classes ascending, with LoD offsets of each image's rows. No detection
 /// at all: Out is [1, 1] holding -1, LoD {0, 1} (Paddle's convention).
+/// The per-RoI form (see multiclass_nms3) splits images by BBoxes' LoD.
 void multiclass_nms(const Tensor& bboxes, const Tensor& scores, Tensor& out, const MulticlassNmsAttrs& attrs);
 
 /// As multiclass_nms, plus Index [K, 1] int32: image * M + box of each row

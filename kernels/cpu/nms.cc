@@ -105,7 +105,11 @@ std::vector<int64_t> roi_offsets(const char* op, const Tensor& bboxes, const Ten
       off.push_back(off.back() + v);
     }
   } else if (const rt::Lod* lod = bboxes.lod()) {
-    for (size_t i = 1; i < lod->back().size(); ++i) off.push_back(static_cast<int64_t>(lod->back()[i]));
+    for (size_t i = 1; i < lod->back().size(); ++i) {
+      const int64_t e = static_cast<int64_t>(lod->back()[i]);
+      if (e < off.back() || e > m) rt::fail(fmt::format("{}: BBoxes' LoD offset {} = {} is out of order", op, i, e));
+      off.push_back(e);
+    }
   } else {
     rt::fail(fmt::format("{}: the per-RoI form (2-D Scores) needs RoisNum or a LoD on BBoxes", op));
   }
