@@ -1,8 +1,9 @@
-// compiler/ops/detection.cc - inference-only detection ops: prior_box, box_coder, yolo_box.
+// compiler/ops/detection.cc - inference-only detection ops: prior_box, box_coder, yolo_box, multiclass_nms 1/2/3, matrix_nms.
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/shapes/detection.h"
+#include "kernels/shapes/detection_nms.h"
 
 namespace fluidc::ops {
 namespace {
@@ -61,6 +62,37 @@ void infer_yolo_box(ShapeCtx& c) {
   c.set_output("Scores", t);
 }
 
+// multiclass_nms*: Out [K, 6] (K known at run time), Index [K, 1] int32,
+// NmsRoisNum [N] int32; the kernels set the LoD themselves.
+void infer_multiclass_nms(ShapeCtx& c) {
+  const TensorType& b = c.input("BBoxes");
+  const TensorType& s = c.input("Scores");
+  rt::Shape bs, ss, os, rs;
+  if (!b.known || !s.known || !shape_rules::to_shape(c, b, bs) || !shape_rules::to_shape(c, s, ss)) return;
+  if (std::string e = shapes::multiclass_nms_shape(bs, ss, os, rs); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  if (b.dtype != s.dtype) {
+    c.error("BBoxes and Scores must have the same dtype");
+    return;
+  }
+  TensorType t = b;
+  t.dims = shape_rules::from_shape(os);
+  c.set_output("Out", t);
+  t.dtype = pb::VarType::INT32;
+  if (c.has_output("Index")) {
+    t.dims = {shapes::kUnknown, 1};
+    c.set_output("Index", t);
+  }
+  // NmsRoisNum (multiclass_nms3), RoisNum (matrix_nms): rows per image.
+  for (const char* slot : {"NmsRoisNum", "RoisNum"})
+    if (c.has_output(slot)) {
+      t.dims = shape_rules::from_shape(rs);
+      c.set_output(slot, t);
+    }
+}
+
 }  // namespace
 
 void add_detection_ops(std::vector<OpDef>& t) {
@@ -73,6 +105,22 @@ void add_detection_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "yolo_box", .family = "detection", .inputs = {{"X"}, {"ImgSize"}},
                .outputs = {{"Boxes"}, {"Scores"}}, .attrs = kernel_attrs<kernels::YoloBoxAttrs>(),
                .attrs_struct = "YoloBoxAttrs", .infer_shape = infer_yolo_box});
+  // The NMS family shares one attribute struct and kernel (kernels/cpu/nms.cc).
+  const auto nms_attrs = kernel_attrs<kernels::MulticlassNmsAttrs>();
+  t.push_back({.type = "multiclass_nms", .family = "detection_nms", .inputs = {{"BBoxes"}, {"Scores"}},
+               .outputs = {{"Out"}}, .attrs = nms_attrs, .attrs_struct = "MulticlassNmsAttrs",
+               .infer_shape = infer_multiclass_nms});
+  t.push_back({.type = "multiclass_nms2", .family = "detection_nms", .inputs = {{"BBoxes"}, {"Scores"}},
+               .outputs = {{"Out"}, {"Index", true}}, .attrs = nms_attrs, .attrs_struct = "MulticlassNmsAttrs",
+               .infer_shape = infer_multiclass_nms});
+  t.push_back({.type = "multiclass_nms3", .family = "detection_nms",
+               .inputs = {{"BBoxes"}, {"Scores"}, {"RoisNum", true}},
+               .outputs = {{"Out"}, {"Index", true}, {"NmsRoisNum", true}}, .attrs = nms_attrs,
+               .attrs_struct = "MulticlassNmsAttrs", .infer_shape = infer_multiclass_nms});
+  t.push_back({.type = "matrix_nms", .family = "detection_nms", .inputs = {{"BBoxes"}, {"Scores"}},
+               .outputs = {{"Out"}, {"Index", true}, {"RoisNum", true}},
+               .attrs = kernel_attrs<kernels::MatrixNmsAttrs>(), .attrs_struct = "MatrixNmsAttrs",
+               .infer_shape = infer_multiclass_nms});
 }
 
 }  // namespace fluidc::ops
