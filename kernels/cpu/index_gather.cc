@@ -68,14 +68,7 @@ void lookup_table_v2(const Tensor& ids, const Tensor& w, Tensor& out, const Look
   OutBuf buf(&out, Slot::kOut0, aliases(&out, {&ids, &w}));
   Tensor& o = buf.get();
   o.resize(s, w.dtype());
-  const size_t row = static_cast<size_t>(w.dim(1)) * rt::dtype_size(w.dtype());
-  const char* src = static_cast<const char*>(w.raw());
-  char* dst = static_cast<char*>(o.raw());
-  for (int64_t i = 0; i < n; ++i, dst += row) {
-    // A padding id may lie outside the table (Paddle allows it): it only ever reads as zeros.
-    if (idx[i] == pad) std::memset(dst, 0, row);
-    else std::memcpy(dst, src + idx[i] * row, row);
-  }
+  copy_embedding_rows(w, idx, n, pad, o);
   buf.finish();
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/cpu/kernel_util.h"
 
@@ -35,6 +36,20 @@ inline const int64_t* checked_indices(const char* op, const char* role, const Te
     default: rt::fail(fmt::format("{}: {} must be int32 or int64, got {}", op, role, rt::dtype_name(index.dtype())));
   }
   return v;
+}
+
+/// Out's row i = W's row idx[i], or zeros where idx[i] is the padding id
+/// `pad` (which may lie outside the table: Paddle allows it, and it only ever
+/// reads as zeros). The embedding lookups' forward (lookup_table, _v2); the
+/// indices are already checked.
+inline void copy_embedding_rows(const Tensor& w, const int64_t* idx, int64_t n, int64_t pad, Tensor& out) {
+  const size_t row = static_cast<size_t>(w.dim(1)) * rt::dtype_size(w.dtype());
+  const char* src = static_cast<const char*>(w.raw());
+  char* dst = static_cast<char*>(out.raw());
+  for (int64_t i = 0; i < n; ++i, dst += row) {
+    if (idx[i] == pad) std::memset(dst, 0, row);
+    else std::memcpy(dst, src + idx[i] * row, row);
+  }
 }
 
 /// X viewed as [outer, mid, inner] around `axis`.

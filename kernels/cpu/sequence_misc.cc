@@ -1,6 +1,7 @@
 // kernels/cpu/sequence_misc.cc - sequence_mask (lengths to a 0/1 mask) and lookup_table v1 (Fluid's embedding) with its gradient.
 #include <cstring>
 
+#include "kernels/cpu/index_util.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/sequence.h"
 #include "kernels/shapes/sequence.h"
@@ -72,14 +73,7 @@ void lookup_table(const Tensor& ids, const Tensor& w, Tensor& out, const LookupT
   OutBuf buf(&out, Slot::kOut0, aliases(&out, {&w}));
   Tensor& o = buf.get();
   o.resize(s, w.dtype());
-  const size_t row = static_cast<size_t>(w.dim(1)) * rt::dtype_size(w.dtype());
-  const char* src = static_cast<const char*>(w.raw());
-  char* dst = static_cast<char*>(o.raw());
-  for (int64_t i = 0; i < n; ++i, dst += row) {
-    const int64_t id = idx.data<int64_t>()[i];
-    if (id == pad) std::memset(dst, 0, row);
-    else std::memcpy(dst, src + id * row, row);
-  }
+  copy_embedding_rows(w, idx.data<int64_t>(), n, pad, o);
   buf.finish();
 }
 
