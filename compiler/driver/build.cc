@@ -23,6 +23,7 @@
 #include "compiler/driver/frontend.h"
 #include "compiler/codegen/target.h"
 #include "compiler/driver/compile_exec.h"
+#include "compiler/driver/embedded_clang.h"
 #include "compiler/driver/pch_cache.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/driver/usage.h"
@@ -390,6 +391,35 @@ std::string server_path(const std::string& output, size_t server, bool startup) 
   const fs::path out(output);
   const std::string tag = fmt::format(".pserver{}{}", server, startup ? ".startup" : "");
   return (out.parent_path() / (out.stem().string() + tag + out.extension().string())).string();
+}
+
+int run_program(const BuildOptions& o, const std::vector<std::string>& program_args) {
+  if (!embedded_clang_built()) user_error("fluidc run needs the embedded Clang, which this fluidc was built without");
+  if (!o.params_path.empty())
+    usage_error("fluidc run embeds no weights: pass them to the program after --, as --params FILE");
+  Prepared p = prepare(o);
+  if (!p.program.shards.empty())
+    user_error(fmt::format("fluidc run: {} is compiled as {} translation units, which the JIT does not link yet; "
+                           "use fluidc build",
+                           o.main_path, 1 + p.program.shards.size()));
+  const fs::path dir = sources_dir(BuildOptions{});
+  BuildRecipe recipe = write_sources(p, dir, o);
+  std::vector<std::string> args = target().object_command(recipe, recipe.sources[0], "/dev/null");
+  args.erase(args.begin());  // the compiler's name
+  // -fPIC, not the executable's PIE: thread_local then takes the general-dynamic model, the TLS access
+  // LLVM 14's JITLink links (not PIE's initial-exec GOTTPOFF).
+  args.push_back("-fPIC");
+  std::vector<std::string> argv = {fs::path(o.main_path).filename().string()};
+  argv.insert(argv.end(), program_args.begin(), program_args.end());
+  if (o.verbose) fmt::print(stderr, "[fluidc run: ORC JIT] {}\n", fmt::join(args, " "));
+  // The kernels compiled with JIT-linkable thread_locals first (compiler/driver/CMakeLists.txt), then the runtime's.
+  std::vector<std::string> archives = target().runtime_archives();
+  const std::string jit_kernels = (fs::path(archives.front()).parent_path() / "libfluidc_kernels_jit.a").string();
+  if (!fs::exists(jit_kernels)) user_error(fmt::format("fluidc run: {} is missing", jit_kernels));
+  archives.insert(archives.begin(), jit_kernels);
+  const int rc = run_forked([&] { return run_embedded_jit(args, archives, argv); });
+  fs::remove_all(dir);
+  return rc;
 }
 
 void optimize_program(const BuildOptions& o) {

@@ -71,6 +71,11 @@ void build_executable(const BuildOptions& options);
 /// writes NAME.h beside it (docs/library.md).
 void build_library(const BuildOptions& options);
 
+/// `fluidc run`: compiles the program in memory with the embedded Clang, runs
+/// it in an ORC JIT with `program_args` (the generated binary's options) and
+/// returns its exit status; no binary is written.
+int run_program(const BuildOptions& options, const std::vector<std::string>& program_args);
+
 /// Writes model.cc (and params.S + params.bin when params are given) and a
 /// CMakeLists.txt that builds them into options.output (a directory).
 void emit_sources(const BuildOptions& options);

@@ -62,6 +62,18 @@ int wait_compile(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+int run_forked(const std::function<int()>& body) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) user_error("cannot fork");
+  if (pid == 0) {
+    const int rc = body();
+    std::fflush(nullptr);
+    _exit(rc);
+  }
+  return wait_compile(pid);
+}
+
 int run_compile(const Compiler& compiler, const std::vector<std::string>& argv, bool verbose) {
   return wait_compile(start_compile(compiler, argv, verbose));
 }

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ pid_t start_compile(const Compiler& compiler, std::vector<std::string> argv, boo
 
 /// Waits for `pid`: its exit status, or 128 + the signal that ended it.
 int wait_compile(pid_t pid);
+
+/// Runs `body` in a forked child (so that a crash in it ends the child, not
+/// fluidc) and returns its result, or 128 + the signal that ended it.
+int run_forked(const std::function<int()>& body);
 
 /// Runs one command to completion: its exit status.
 int run_compile(const Compiler& compiler, const std::vector<std::string>& argv, bool verbose);

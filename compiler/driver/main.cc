@@ -66,6 +66,9 @@ usage:
       Distributed training, structured as Paddle's DistributeTranspiler / GradAllReduce:
       OUT is the trainer, S2 its startup, and per server OUT.pserver<i> and
       OUT.pserver<i>.startup (before OUT's extension). See docs/distributed.md.
+  fluidc run MAIN [build options] -- [program options]
+      Compile MAIN in memory with the embedded Clang and run it in an ORC JIT, without
+      writing a binary; the options after -- are the generated binary's (--feed, --params...).
   fluidc check PROGRAM
       Verify a program; print located diagnostics; exit 0 if it compiles, 1 if not.
   fluidc dump PROGRAM [--all-attrs]
@@ -237,7 +240,21 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
+    // `fluidc run MAIN [build options] -- [program options]`: what follows -- goes to the program.
+    std::vector<std::string> program_args;
+    if (cmd == "run") {
+      for (int i = 2; i < argc; ++i)
+        if (std::strcmp(argv[i], "--") == 0) {
+          program_args.assign(argv + i + 1, argv + argc);
+          argc = i;
+          break;
+        }
+    }
     Args a = parse(argc, argv, 2);
+    if (cmd == "run") {
+      a.build.main_path = one_program(a, "run");
+      return fluidc::run_program(a.build, program_args);
+    }
     if (cmd == "build" || cmd == "emit" || cmd == "opt" || cmd == "check" || cmd == "dump" || cmd == "ops")
       fluidc::check_flag_use(cmd, a.given, a.build);
     if (cmd == "build" || cmd == "emit") {

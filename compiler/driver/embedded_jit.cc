@@ -1,0 +1,136 @@
+// compiler/driver/embedded_jit.cc - `fluidc run`: generated C++ compiled to LLVM IR in memory and run by ORC (JITLink + the ORC runtime).
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Config/config.h>
+#include <clang/Driver/Compilation.h>
+#include <clang/Driver/Driver.h>
+#include <clang/Driver/Job.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h>
+#include <llvm/ExecutionEngine/Orc/ELFNixPlatform.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <memory>
+
+#include "compiler/driver/embedded_clang.h"
+
+namespace fluidc {
+namespace {
+
+constexpr const char* kClangExecutable = FLUIDC_CLANG_EXECUTABLE;
+
+int fail(const std::string& message) {
+  llvm::errs() << "fluidc run: " << message << "\n";
+  return 3;
+}
+
+int fail(llvm::Error e) {
+  std::string text = llvm::toString(std::move(e));
+  return fail(text);
+}
+
+// The cc1 arguments the clang++ driver makes for `args` (one compile, -c).
+bool cc1_arguments(const std::vector<std::string>& args, std::vector<std::string>& out) {
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> opts(new clang::DiagnosticOptions());
+  auto* printer = new clang::TextDiagnosticPrinter(llvm::errs(), &*opts);
+  clang::DiagnosticsEngine diags(new clang::DiagnosticIDs(), &*opts, printer);
+  clang::driver::Driver driver(kClangExecutable, llvm::sys::getDefaultTargetTriple(), diags);
+  driver.setInstalledDir("/usr/bin");
+  std::vector<const char*> argv = {"clang++", "--driver-mode=g++"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::unique_ptr<clang::driver::Compilation> c(driver.BuildCompilation(argv));
+  if (!c || c->containsError() || c->getJobs().size() != 1) return false;
+  const auto& job = *c->getJobs().begin();
+  for (const char* a : job.getArguments()) out.push_back(a);
+  return !out.empty() && out[0] == "-cc1";
+}
+
+}  // namespace
+
+int run_embedded_jit(const std::vector<std::string>& compile_args, const std::vector<std::string>& archives,
+                     const std::vector<std::string>& program_args) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::InitializeNativeTargetAsmParser();
+
+  // 1. The generated C++ to an LLVM module, with the flags `fluidc build` uses.
+  std::vector<std::string> cc1;
+  if (!cc1_arguments(compile_args, cc1)) return fail("cannot make the compile command");
+  std::vector<const char*> cc1_argv;
+  for (size_t i = 1; i < cc1.size(); ++i) cc1_argv.push_back(cc1[i].c_str());
+  auto compiler = std::make_unique<clang::CompilerInstance>();
+  compiler->createDiagnostics();
+  if (!clang::CompilerInvocation::CreateFromArgs(compiler->getInvocation(), cc1_argv, compiler->getDiagnostics(),
+                                                 kClangExecutable))
+    return fail("bad compile arguments");
+  auto context = std::make_unique<llvm::LLVMContext>();
+  clang::EmitLLVMOnlyAction action(context.get());
+  if (!compiler->ExecuteAction(action)) return 3;
+  std::unique_ptr<llvm::Module> module = action.takeModule();
+  if (!module) return fail("no module");
+
+  // 2. A JIT linking like the system linker: JITLink, the ORC runtime for initialisers and thread_local.
+  const std::string orc_runtime =
+      clang::driver::Driver::GetResourcesPath(kClangExecutable, CLANG_RESOURCE_DIR) + "/lib/linux/libclang_rt.orc-x86_64.a";
+  // Code as `fluidc build` makes it: position-independent (JITLink reads its EH frames), the
+  // generic x86-64 CPU (the same instructions, so the same floating-point results), -O2's backend.
+  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(module->getTargetTriple())};
+  machine.setCPU("x86-64");
+  machine.setRelocationModel(llvm::Reloc::PIC_);
+  machine.setCodeModel(llvm::CodeModel::Small);
+  // Emulated thread_local (calls to __emutls_get_address), as the JIT archive of the kernels uses.
+  machine.getOptions().EmulatedTLS = true;
+  machine.getOptions().ExplicitEmulatedTLS = true;
+  machine.setCodeGenOptLevel(llvm::CodeGenOpt::Default);
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(machine))
+                 .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& es, const llvm::Triple&) {
+                   auto memory = llvm::cantFail(llvm::jitlink::InProcessMemoryManager::Create());
+                   return std::make_unique<llvm::orc::ObjectLinkingLayer>(es, std::move(memory));
+                 })
+                 .setPlatformSetUp([&](llvm::orc::LLJIT& j) -> llvm::Error {
+                   // libc and libstdc++ from this process, before the ORC runtime is loaded: it needs them.
+                   auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                       j.getDataLayout().getGlobalPrefix());
+                   if (!process) return process.takeError();
+                   j.getMainJITDylib().addGenerator(std::move(*process));
+                   auto& layer = static_cast<llvm::orc::ObjectLinkingLayer&>(j.getObjLinkingLayer());
+                   auto platform = llvm::orc::ELFNixPlatform::Create(j.getExecutionSession(), layer,
+                                                                     j.getMainJITDylib(), orc_runtime.c_str());
+                   if (!platform) return platform.takeError();
+                   j.getExecutionSession().setPlatform(std::move(*platform));
+                   return llvm::Error::success();
+                 })
+                 .create();
+  if (!jit) return fail(jit.takeError());
+  llvm::orc::JITDylib& main_jd = (*jit)->getMainJITDylib();
+  for (const auto& archive : archives) {
+    auto lib = llvm::orc::StaticLibraryDefinitionGenerator::Load((*jit)->getObjLinkingLayer(), archive.c_str());
+    if (!lib) return fail(lib.takeError());
+    main_jd.addGenerator(std::move(*lib));
+  }
+  if (auto e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) return fail(std::move(e));
+
+  // 3. main(), with the ORC runtime running the initialisers first (as the dynamic loader would).
+  auto run = (*jit)->lookup("__orc_rt_elfnix_run_program");
+  if (!run) return fail(run.takeError());
+  using RunProgram = int64_t (*)(const char*, const char*, int, char**);
+  std::vector<char*> argv;
+  for (const auto& a : program_args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const int64_t rc = reinterpret_cast<RunProgram>(static_cast<uintptr_t>(run->getAddress()))(main_jd.getName().c_str(), "main", static_cast<int>(program_args.size()),
+                                              argv.data());
+  llvm::outs().flush();
+  return static_cast<int>(rc);
+}
+
+}  // namespace fluidc
