@@ -412,11 +412,11 @@ int run_program(const BuildOptions& o, const std::vector<std::string>& program_a
   std::vector<std::string> argv = {fs::path(o.main_path).filename().string()};
   argv.insert(argv.end(), program_args.begin(), program_args.end());
   if (o.verbose) fmt::print(stderr, "[fluidc run: ORC JIT] {}\n", fmt::join(args, " "));
-  // The kernels compiled with JIT-linkable thread_locals first (compiler/driver/CMakeLists.txt), then the runtime's.
+  // The runtime built with emulated thread_locals first (compiler/driver/CMakeLists.txt), then the kernels'.
   std::vector<std::string> archives = target().runtime_archives();
-  const std::string jit_kernels = (fs::path(archives.front()).parent_path() / "libfluidc_kernels_jit.a").string();
-  if (!fs::exists(jit_kernels)) user_error(fmt::format("fluidc run: {} is missing", jit_kernels));
-  archives.insert(archives.begin(), jit_kernels);
+  const std::string jit_runtime = (fs::path(archives.front()).parent_path() / "libfluidc_runtime_jit.a").string();
+  if (!fs::exists(jit_runtime)) user_error(fmt::format("fluidc run: {} is missing", jit_runtime));
+  archives.insert(archives.begin(), jit_runtime);
   const int rc = run_forked([&] { return run_embedded_jit(args, archives, argv); });
   fs::remove_all(dir);
   return rc;

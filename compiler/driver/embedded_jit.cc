@@ -26,6 +26,25 @@
 namespace fluidc {
 namespace {
 
+// Keeps every block of a linked object alive. JITLink (LLVM 14) drops the blocks nothing references and
+// their unwind entries with them; with that pruning, an exception thrown through runtime/atomic_file.cc's
+// read_file found no unwind entry and called terminate() (seen with libgcc's unwinder; the section
+// registered looked whole, so the exact fault in the pruned .eh_frame is not pinned down). Keeping
+// the blocks costs some unused code in memory and fixes it.
+class KeepAllBlocks : public llvm::orc::ObjectLinkingLayer::Plugin {
+ public:
+  void modifyPassConfig(llvm::orc::MaterializationResponsibility&, llvm::jitlink::LinkGraph&,
+                        llvm::jitlink::PassConfiguration& config) override {
+    config.PrePrunePasses.insert(config.PrePrunePasses.begin(), [](llvm::jitlink::LinkGraph& g) {
+      for (auto* symbol : g.defined_symbols()) symbol->setLive(true);
+      return llvm::Error::success();
+    });
+  }
+  llvm::Error notifyFailed(llvm::orc::MaterializationResponsibility&) override { return llvm::Error::success(); }
+  llvm::Error notifyRemovingResources(llvm::orc::ResourceKey) override { return llvm::Error::success(); }
+  void notifyTransferringResources(llvm::orc::ResourceKey, llvm::orc::ResourceKey) override {}
+};
+
 constexpr const char* kClangExecutable = FLUIDC_CLANG_EXECUTABLE;
 
 int fail(const std::string& message) {
@@ -79,8 +98,12 @@ int run_embedded_jit(const std::vector<std::string>& compile_args, const std::ve
   if (!module) return fail("no module");
 
   // 2. A JIT linking like the system linker: JITLink, the ORC runtime for initialisers and thread_local.
-  const std::string orc_runtime =
-      clang::driver::Driver::GetResourcesPath(kClangExecutable, CLANG_RESOURCE_DIR) + "/lib/linux/libclang_rt.orc-x86_64.a";
+  const std::string rt_dir =
+      clang::driver::Driver::GetResourcesPath(kClangExecutable, CLANG_RESOURCE_DIR) + "/lib/linux/";
+  const std::string orc_runtime = rt_dir + "libclang_rt.orc-x86_64.a";
+  // What the system linker takes from libgcc.a and the JIT finds in no library of this process: the CPU
+  // model the kernels' instruction-set choice reads (kernels/cpu/isa_clones.h). Searched last.
+  const std::string builtins = rt_dir + "libclang_rt.builtins-x86_64.a";
   // Code as `fluidc build` makes it: position-independent (JITLink reads its EH frames), the
   // generic x86-64 CPU (the same instructions, so the same floating-point results), -O2's backend.
   llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(module->getTargetTriple())};
@@ -90,12 +113,17 @@ int run_embedded_jit(const std::vector<std::string>& compile_args, const std::ve
   // Emulated thread_local (calls to __emutls_get_address), as the JIT archive of the kernels uses.
   machine.getOptions().EmulatedTLS = true;
   machine.getOptions().ExplicitEmulatedTLS = true;
+  // Static initialisers in .init_array, as clang emits them for Linux (the ORC runtime runs that section).
+  machine.getOptions().UseInitArray = true;
   machine.setCodeGenOptLevel(llvm::CodeGenOpt::Default);
   auto jit = llvm::orc::LLJITBuilder()
                  .setJITTargetMachineBuilder(std::move(machine))
                  .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& es, const llvm::Triple&) {
                    auto memory = llvm::cantFail(llvm::jitlink::InProcessMemoryManager::Create());
-                   return std::make_unique<llvm::orc::ObjectLinkingLayer>(es, std::move(memory));
+                   auto layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(es, std::move(memory));
+                   // (The ELFNixPlatform registers each object's unwind tables with libgcc itself.)
+                   layer->addPlugin(std::make_unique<KeepAllBlocks>());
+                   return layer;
                  })
                  .setPlatformSetUp([&](llvm::orc::LLJIT& j) -> llvm::Error {
                    // libc and libstdc++ from this process, before the ORC runtime is loaded: it needs them.
@@ -113,14 +141,20 @@ int run_embedded_jit(const std::vector<std::string>& compile_args, const std::ve
                  .create();
   if (!jit) return fail(jit.takeError());
   llvm::orc::JITDylib& main_jd = (*jit)->getMainJITDylib();
-  for (const auto& archive : archives) {
+  std::vector<std::string> search = archives;
+  search.push_back(builtins);
+  for (const auto& archive : search) {
     auto lib = llvm::orc::StaticLibraryDefinitionGenerator::Load((*jit)->getObjLinkingLayer(), archive.c_str());
     if (!lib) return fail(lib.takeError());
     main_jd.addGenerator(std::move(*lib));
   }
   if (auto e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) return fail(std::move(e));
 
-  // 3. main(), with the ORC runtime running the initialisers first (as the dynamic loader would).
+  // 3. Everything main() reaches linked now, before the ORC runtime's dlopen collects the initialisers:
+  // LLVM 14's ELFNixPlatform crashes registering the initialisers of an object linked after that (its
+  // table entry for the JITDylib is gone), which the runtime's lookup of "main" would otherwise do.
+  if (auto linked = (*jit)->lookup("main"); !linked) return fail(linked.takeError());
+  // 4. main(), with the ORC runtime running the initialisers first (as the dynamic loader would).
   auto run = (*jit)->lookup("__orc_rt_elfnix_run_program");
   if (!run) return fail(run.takeError());
   using RunProgram = int64_t (*)(const char*, const char*, int, char**);

@@ -252,6 +252,7 @@ int main(int argc, char** argv) {
     }
     Args a = parse(argc, argv, 2);
     if (cmd == "run") {
+      fluidc::check_flag_use(cmd, a.given, a.build);
       a.build.main_path = one_program(a, "run");
       return fluidc::run_program(a.build, program_args);
     }

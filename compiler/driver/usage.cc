@@ -48,12 +48,12 @@ const std::vector<CmdFlag>& cmd_flags() {
   static const std::vector<CmdFlag> k = {
       {"--startup-out", {"opt"}},           {"--namespace", {"emit"}},
       {"--no-main", {"emit", "build"}},     // build: refused below with a pointer to emit
-      {"--all-attrs", {"dump"}},            {"--save-temps", {"build"}}, {"-v", {"build"}},
-      {"--verbose", {"build"}},             {"--params", {"build", "emit"}},
-      {"--fetch", {"build", "emit"}},       {"--no-fuse", {"build", "emit", "opt"}},
-      {"--train", {"build", "emit"}},       {"--markdown", {"ops"}},
+      {"--all-attrs", {"dump"}},            {"--save-temps", {"build"}}, {"-v", {"build", "run"}},
+      {"--verbose", {"build", "run"}},      {"--params", {"build", "emit", "run"}},  // run: refused with a pointer
+      {"--fetch", {"build", "emit", "run"}}, {"--no-fuse", {"build", "emit", "opt", "run"}},
+      {"--train", {"build", "emit", "run"}},       {"--markdown", {"ops"}},
       {"--emit", {"build"}},                {"--class", {"build"}},
-      {"--no-memory-plan", {"build", "emit", "opt"}}, {"--memory-report", {"build", "emit"}},
+      {"--no-memory-plan", {"build", "emit", "opt", "run"}}, {"--memory-report", {"build", "emit"}},
       {"--max-memory", {"build", "emit"}},
       {"--pservers", {"opt"}}, {"--trainers", {"opt"}}, {"--trainer-id", {"opt"}}, {"--sync", {"opt"}},
       {"--async", {"opt"}}, {"--min-block-size", {"opt"}}, {"--collective", {"opt"}}, {"--nranks", {"opt"}},
@@ -75,7 +75,7 @@ std::vector<std::string> passes_run(const std::string& cmd, const BuildOptions& 
 void usage_error(const std::string& message) { throw UsageError(message); }
 
 void check_flag_use(const std::string& cmd, const std::set<std::string>& given, const BuildOptions& o) {
-  const bool compiles = cmd == "build" || cmd == "emit" || cmd == "opt";
+  const bool compiles = cmd == "build" || cmd == "emit" || cmd == "opt" || cmd == "run";
   for (const auto& cf : cmd_flags())
     if (given.count(cf.flag) && !listed(cf.cmds, cmd))
       usage_error(fmt::format("{} does not apply to `fluidc {}` (only to `fluidc {}`)", cf.flag, cmd,
@@ -92,7 +92,9 @@ void check_flag_use(const std::string& cmd, const std::set<std::string>& given, 
     }
     return;
   }
-  if (o.output.empty()) usage_error(fmt::format("`fluidc {}` needs -o {}", cmd, cmd == "emit" ? "DIR" : "OUT"));
+  if (cmd == "run" && given.count("-o")) usage_error("-o does not apply to `fluidc run`: it writes no binary");
+  if (o.output.empty() && cmd != "run")
+    usage_error(fmt::format("`fluidc {}` needs -o {}", cmd, cmd == "emit" ? "DIR" : "OUT"));
   if (given.count("--passes") && cmd != "opt" && o.train)
     usage_error("give --train or --passes, not both (--train runs autodiff,optimizer)");
   for (const auto& p : o.passes)

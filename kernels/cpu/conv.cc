@@ -2,6 +2,7 @@
 #include "kernels/conv.h"
 
 #include "kernels/cpu/conv_depthwise.h"
+#include "kernels/cpu/isa_clones.h"
 #include "kernels/cpu/conv_layout.h"
 #include "kernels/cpu/conv_lowering.h"
 #include "kernels/cpu/kernel_util.h"
@@ -24,10 +25,8 @@ bool is_depthwise(const ConvGeometry& g) { return g.groups == g.C && g.groups > 
 // 2-D windows at stride 1 or 2 go through zero-padded phase planes of the
 // plane (then other stride-1 ones through a padded copy), in per-thread
 // buffers (the planes are spread over the threads).
-__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void depthwise_plane_f32(const Lowering& l,
-                                                                                             const float* x,
-                                                                                             const float* w,
-                                                                                             float* y) {
+__attribute__((always_inline)) inline void depthwise_plane_f32_body(const Lowering& l, const float* x, const float* w,
+                                                                    float* y) {
   int64_t nxp, nyp;
   PhasePlanes q;
   if (phased_fits(l) && phase_planes(l, q))
@@ -39,6 +38,9 @@ __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void depthw
   else
     depthwise_plane(l, x, w, y);
 }
+
+FLUIDC_ISA_CLONES(void, depthwise_plane_f32, (const Lowering& l, const float* x, const float* w, float* y),
+                  (l, x, w, y))
 
 template <class T>
 void depthwise_plane_any(const Lowering& l, const T* x, const T* w, T* y) {

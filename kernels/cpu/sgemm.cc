@@ -4,7 +4,7 @@
 // ~90 ms of a fresh process (measured with perf on the batch-256 MLP
 // inference: 84% of the first run inside its one-time initialisation). This
 // one is compiled ahead of time for AVX-512, AVX2+FMA and baseline x86-64
-// (the loader picks one), so a binary's first product runs at full speed.
+// (picked at first use: kernels/cpu/isa_clones.h), so a binary's first product runs at full speed.
 //
 // Structure: op(B) is packed into panels of kNR columns and op(A) into
 // panels of kMR rows, per kKC-deep slice of K, so the micro-kernel reads
@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 
+#include "kernels/cpu/isa_clones.h"
 #include "kernels/loop_hints.h"
 #include "runtime/parallel.h"
 
@@ -218,8 +219,8 @@ __attribute__((always_inline)) inline void tile(int64_t kc, const float* a, int6
 }
 
 /// C[n] = alpha * a[K] @ B[K, n] + beta * C, B's rows ldb floats apart.
-__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void row_block(
-    int64_t n, int64_t K, float alpha, const float* a, const float* B, int64_t ldb, float beta, float* C) {
+__attribute__((always_inline)) inline void row_block_body(int64_t n, int64_t K, float alpha, const float* a,
+                                                          const float* B, int64_t ldb, float beta, float* C) {
   for (int64_t j = 0; j < n; ++j) C[j] = beta == 0.0f ? 0.0f : beta * C[j];
   // Four rows of B per pass quarter the loads and stores of C (eight measured
   // no faster: B's stream from cache is the limit).
@@ -237,6 +238,11 @@ __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void row_bl
     for (int64_t j = 0; j < n; ++j) C[j] += ak * b[j];
   }
 }
+
+FLUIDC_ISA_CLONES(void, row_block,
+                  (int64_t n, int64_t K, float alpha, const float* a, const float* B, int64_t ldb, float beta,
+                   float* C),
+                  (n, K, alpha, a, B, ldb, beta, C))
 
 /// Most slices one product is cut into (and so most threads one GEMM uses).
 constexpr int64_t kMaxSlices = 64;
@@ -278,9 +284,10 @@ PackBuffers& pack_buffers(int64_t slot) {
 
 /// The blocked product over C[M, N]; B is op(B) from B/ldb/tb, or made by
 /// rows when `rows` is set (then tb is false).
-__attribute__((target_clones("avx512f", "arch=haswell", "default"))) void sgemm_blocked(
-    int64_t slot, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-    const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const BRows* rows = nullptr) {
+__attribute__((always_inline)) inline void sgemm_blocked_body(int64_t slot, bool ta, bool tb, int64_t M, int64_t N,
+                                                              int64_t K, float alpha, const float* A, int64_t lda,
+                                                              const float* B, int64_t ldb, float beta, float* C,
+                                                              int64_t ldc, const BRows* rows) {
   PackBuffers& bufs = pack_buffers(slot);
   float* ap = bufs.a.get(kMC * kKC);
   float* bp = bufs.b.get(kKC * ((std::min(N, kNC) + kNR - 1) / kNR) * kNR);
@@ -316,6 +323,11 @@ __attribute__((target_clones("avx512f", "arch=haswell", "default"))) void sgemm_
     }
   }
 }
+
+FLUIDC_ISA_CLONES(void, sgemm_blocked,
+                  (int64_t slot, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                   int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const BRows* rows),
+                  (slot, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, rows))
 
 }  // namespace
 
@@ -379,15 +391,16 @@ void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha
   const bool rows_fit = M >= 2 * kMR * parts, cols_fit = N >= 2 * kNR * parts;
   if (parts > 1 && cols_fit && (M <= N || !rows_fit)) {
     rt::parallel_slices(N, parts, kNR, [&](int64_t t, int64_t j0, int64_t j1) {
-      sgemm_blocked(t, ta, tb, M, j1 - j0, K, alpha, A, lda, tb ? B + j0 * ldb : B + j0, ldb, beta, C + j0, ldc);
+      sgemm_blocked(t, ta, tb, M, j1 - j0, K, alpha, A, lda, tb ? B + j0 * ldb : B + j0, ldb, beta, C + j0, ldc,
+                    nullptr);
     });
   } else if (parts > 1 && rows_fit) {
     rt::parallel_slices(M, parts, kMR, [&](int64_t t, int64_t i0, int64_t i1) {
       sgemm_blocked(t, ta, tb, i1 - i0, N, K, alpha, ta ? A + i0 : A + i0 * lda, lda, B, ldb, beta, C + i0 * ldc,
-                    ldc);
+                    ldc, nullptr);
     });
   } else {
-    sgemm_blocked(0, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    sgemm_blocked(0, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nullptr);
   }
 }
 
