@@ -23,6 +23,10 @@ grep -qF -- "-I$prefix/include/fluidc " "$work/build_cmd.log" || fail "installed
 grep -qF -- "-L$prefix/lib " "$work/build_cmd.log" || fail "installed fluidc does not use $prefix/lib"
 grep -qF -e "-L$build/lib " -e "-I$src " "$work/build_cmd.log" && fail "installed fluidc uses the build tree"
 "$work/classifier" --feed x="$mlp/data/test_x.npy" > /dev/null
+if "$prefix/bin/fluidc" --version | grep -q "^embedded compiler: .*clang"; then  # `fluidc run` from the install
+  (cd "$work" && env -u FLUIDC_HOME "$prefix/bin/fluidc" run "$mlp/model.pdmodel" -- --params "$mlp/model.pdiparams" \
+     --feed x="$mlp/data/test_x.npy" > /dev/null) || fail "installed fluidc run"
+fi
 env -u FLUIDC_HOME "$prefix/bin/fluidc" emit "$mlp/model.pdmodel" -o "$work/emitted"
 grep -qF "\"$prefix/include/fluidc\"" "$work/emitted/CMakeLists.txt" || fail "fluidc emit's CMakeLists.txt does not use the install"
 # $FLUIDC_HOME still overrides (here: the same install, named explicitly).
