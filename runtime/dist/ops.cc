@@ -25,10 +25,13 @@ RpcOptions rpc_options() {
   const LaunchConfig& c = config();
   RpcOptions o;
   o.connect_timeout = std::chrono::milliseconds(c.connect_timeout_ms);
-  o.deadline = std::chrono::milliseconds(c.rpc_timeout_ms);
-  // A barrier returns when the server releases it or fails it (its own
-  // bound, timeout_ms); the client's deadline only catches a stalled server.
-  o.barrier_deadline = std::chrono::milliseconds(c.timeout_ms + 2000);
+  // A barrier, or a Get waiting for the step's update, returns when the
+  // server releases it or fails it (its own bound, timeout_ms); the client's
+  // deadline only catches a server that is stalled or cut off (a dropped
+  // link gives no error, only silence), and must stay under the 10 s in
+  // which every process of a broken job exits (test dist.netns_fault).
+  o.deadline = std::chrono::milliseconds(c.timeout_ms + 2000);
+  o.barrier_deadline = o.deadline;
   return o;
 }
 

@@ -26,7 +26,6 @@ struct LaunchConfig {
   std::string current_endpoint;         ///< a server's listening address; empty: compiled
   int64_t timeout_ms = 5000;            ///< barrier wait and server idle bound (a dead peer is detected within it)
   int64_t connect_timeout_ms = 30000;   ///< waiting for a server that starts later
-  int64_t rpc_timeout_ms = 10000;       ///< deadline of Send and Get
   std::string checkpoint;               ///< a server: write its state here (atomically), see listen_and_serv
   int64_t checkpoint_every = 0;         ///< ... every this many steps (0: only at the end)
   std::string resume;                   ///< a server: start from this checkpoint instead of its startup values

@@ -8,6 +8,9 @@ Standard library only (no NumPy, no Paddle). Modes:
          exits non-zero within 10 s, and the trainers name the lost server's endpoint.
   resume dist.resume: a job stopped after half its steps (servers --checkpoint, trainers --save)
          and restarted from those files (--resume) has the losses of an uninterrupted job.
+With --netns (dist.netns_*), every process runs on a host of its own: a network namespace joined to
+the others by a veth link and a bridge (netns.py), servers at their own addresses; fault then also
+unplugs a server's link (the process keeps running). Exit 77 (skipped) where namespaces cannot be made.
 Every wait is bounded; every process started is killed on exit.
 """
 import argparse
@@ -20,6 +23,8 @@ import subprocess
 import sys
 import time
 
+import netns
+
 STEPS = 10
 BATCH = 8
 TRAINERS = 2  # --trainers
@@ -28,6 +33,7 @@ TRAINERS = 2  # --trainers
 TOL = 1e-5
 
 procs = []
+HOSTS = None  # --netns: a netns.Hosts, one host per process
 
 
 def fail(msg):
@@ -117,19 +123,22 @@ def start(cmd, env, log):
 
 def launch(work, tag, trainer_args, server_args=()):
     """Starts 2 servers and 2 trainers (Paddle's environment variables); returns (procs, logs, endpoints)."""
-    ports = free_ports(2)
-    eps = ["127.0.0.1:%d" % p for p in ports]
+    if HOSTS:  # fresh namespaces: any port is free
+        eps = ["%s:6170" % HOSTS.addr["pserver%d" % s] for s in range(2)]
+    else:
+        eps = ["127.0.0.1:%d" % p for p in free_ports(2)]
+    on = (lambda name: HOSTS.prefix(name)) if HOSTS else (lambda name: [])
     base = dict(os.environ, PADDLE_PSERVERS_IP_PORT_LIST=",".join(eps), PADDLE_TRAINERS_NUM=str(TRAINERS))
     job = []
     for s in range(2):
         env = dict(base, TRAINING_ROLE="PSERVER", PADDLE_CURRENT_ENDPOINT=eps[s])
         log = "%s/%s.pserver%d.log" % (work, tag, s)
-        cmd = [work + "/pserver%d" % s] + [x.replace("{s}", str(s)) for x in server_args]
+        cmd = on("pserver%d" % s) + [work + "/pserver%d" % s] + [x.replace("{s}", str(s)) for x in server_args]
         job.append(("pserver%d" % s, start(cmd, env, log), log))
     for t in range(TRAINERS):
         env = dict(base, TRAINING_ROLE="TRAINER", PADDLE_TRAINER_ID=str(t))
         log = "%s/%s.trainer%d.log" % (work, tag, t)
-        cmd = [work + "/trainer%d" % t, "--data", "x=%s/x.npy" % work, "--data", "y=%s/y.npy" % work,
+        cmd = on("trainer%d" % t) + [work + "/trainer%d" % t, "--data", "x=%s/x.npy" % work, "--data", "y=%s/y.npy" % work,
                "--batch-size", str(BATCH), "--no-shuffle"] + [a.replace("{t}", str(t)) for a in trainer_args]
         job.append(("trainer%d" % t, start(cmd, env, log), log))
     return job, eps
@@ -282,12 +291,15 @@ def random_trials(work, trials):
 def mode_fault(a, work):
     if a.random_trials:
         return random_trials(work, a.random_trials)
-    for victim in ["trainer1", "pserver1"]:
-        job, eps = launch(work, "kill_" + victim, ["--steps", "1000000", "--log-every", "1000"])
+    # Across hosts (--netns) a server is also unplugged: its process lives on, cut off from the rest.
+    faults = [("kill", "trainer1"), ("kill", "pserver1")] + ([("unplug", "pserver1")] if HOSTS else [])
+    for how, victim in faults:
+        tag = "%s_%s" % (how, victim)
+        job, eps = launch(work, tag, ["--steps", "1000000", "--log-every", "1000"])
         # Let the job get going (bounded), then kill -9 the victim.
         t0 = time.time()
         while time.time() - t0 < 30:
-            if "step 1000/" in open("%s/kill_%s.trainer0.log" % (work, victim)).read():
+            if "step 1000/" in open("%s/%s.trainer0.log" % (work, tag)).read():
                 break
             if any(p.poll() is not None for _, p, _ in job):
                 show(job)
@@ -296,17 +308,20 @@ def mode_fault(a, work):
         else:
             show(job)
             fail("the job did not reach step 1000 within 30 s")
-        proc = next(p for n, p, _ in job if n == victim)
-        proc.send_signal(signal.SIGKILL)
-        killed_at = time.time()
-        proc.wait(timeout=10)
-        rest = [j for j in job if j[0] != victim]
+        if how == "kill":
+            proc = next(p for n, p, _ in job if n == victim)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+            rest = [j for j in job if j[0] != victim]
+        else:
+            HOSTS.cut(victim)
+            rest = job  # the unplugged server hears from no trainer: it must give up too
         res = wait_all(rest, 10)
-        print("killed %s: %s" % (victim, {n: ("rc %s after %.1f s" % (rc, s)) for n, (rc, s) in res.items()}))
+        print("%s %s: %s" % (how, victim, {n: ("rc %s after %.1f s" % (rc, s)) for n, (rc, s) in res.items()}))
         bad = {n: r for n, r in res.items() if r[0] is None or r[0] == 0}
         if bad:
             show(job)
-            fail("after kill -9 of %s, these did not exit non-zero within 10 s: %s" % (victim, bad))
+            fail("after %s of %s, these did not exit non-zero within 10 s: %s" % (how, victim, bad))
         logs = {n: open(log).read() for n, _, log in rest}
         if victim == "trainer1":
             for n in ("pserver0", "pserver1", "trainer0"):
@@ -318,8 +333,8 @@ def mode_fault(a, work):
                 if eps[1] not in logs[n]:
                     show(job)
                     fail("%s does not name the lost server %s" % (n, eps[1]))
-        print("PASS: kill -9 %s: every other process exited non-zero within %.1f s" %
-              (victim, max(s for _, s in res.values()) + (time.time() - killed_at) * 0))
+        print("PASS: %s %s: every other process exited non-zero within %.1f s" %
+              (how, victim, max(s for _, s in res.values())))
 
 
 def mode_resume(a, work):
@@ -351,19 +366,27 @@ def main():
     ap.add_argument("--trainers", type=int, default=2)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--random-trials", type=int, default=0, help="fault: this many random kills instead")
+    ap.add_argument("--netns", action="store_true", help="each process on a host of its own (netns.py)")
     a = ap.parse_args()
-    global TRAINERS, STEPS
+    global TRAINERS, STEPS, HOSTS
     TRAINERS, STEPS = a.trainers, a.steps
+    if a.netns and netns.available():
+        print("SKIP: %s" % netns.available())
+        sys.exit(77)
     os.makedirs(a.work, exist_ok=True)
     make_data(a.work)
     build_all(a.fluidc, a.fixture, a.work)
     try:
+        if a.netns:
+            HOSTS = netns.Hosts(["pserver0", "pserver1"] + ["trainer%d" % t for t in range(TRAINERS)])
         {"train": mode_train, "fault": mode_fault, "resume": mode_resume}[a.mode](a, a.work)
     finally:
         for p in procs:
             if p.poll() is None:
                 p.kill()
                 p.wait(timeout=10)
+        if HOSTS:
+            HOSTS.close()
 
 
 if __name__ == "__main__":
