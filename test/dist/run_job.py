@@ -328,11 +328,11 @@ def mode_fault(a, work):
                 if "trainer(s) 1" not in logs[n] and "trainer(s) 0, 1" not in logs[n]:
                     show(job)
                     fail("%s does not name the lost trainer 1" % n)
-        else:
-            for n in ("trainer0", "trainer1"):
-                if eps[1] not in logs[n]:
-                    show(job)
-                    fail("%s does not name the lost server %s" % (n, eps[1]))
+        elif not any(eps[1] in logs[n] for n in ("trainer0", "trainer1")):
+            # One trainer naming it suffices: the other may fail first at the surviving server's
+            # barrier, whose error names the trainer that never arrived (as in random_trials).
+            show(job)
+            fail("no trainer names the lost server %s" % eps[1])
         print("PASS: %s %s: every other process exited non-zero within %.1f s" %
               (how, victim, max(s for _, s in res.values())))
 
