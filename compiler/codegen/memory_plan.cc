@@ -67,16 +67,6 @@ std::map<std::string, TensorType> types_at_batch(Program& prog, const std::vecto
   }
 }
 
-// The Out variables inside fused chains of block 0: never materialised on
-// the fused path, and owned on the fallback path.
-std::set<std::string> fused_intermediates(const Program& main, const FusionPlan& fusion) {
-  std::set<std::string> out;
-  for (const auto& c : fusion.chains(0))
-    for (size_t k = 0; k + 1 < c.ops.size(); ++k)
-      for (const auto& n : op_outputs(main.block(0).ops(c.ops[k]), "Out")) out.insert(n);
-  return out;
-}
-
 // The variables of one arena as buffers: an in-place group is one buffer
 // spanning its members (each member's index in `members`).
 std::vector<LiveBuffer> group_buffers(const std::vector<PlannedVar>& vars, ArenaKind kind,
@@ -179,7 +169,7 @@ const PlannedVar* MemoryPlan::find(const std::string& name) const {
 }
 
 MemoryPlan plan_memory(const Program& main, const Program* startup, const ProgramInfo& info,
-                       const std::map<std::string, TensorType>& types, const FusionPlan& fusion,
+                       const std::map<std::string, TensorType>& types, const FusionPlan& /*fusion*/,
                        const std::vector<bool>& load_time) {
   // CPU time, not wall time: on a shared machine the wall time counts other processes' turns.
   const std::clock_t start = std::clock();
@@ -192,8 +182,11 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
     auto s = names_touched(*startup);
     never.insert(s.begin(), s.end());
   }
-  auto fused = fused_intermediates(main, fusion);
-  never.insert(fused.begin(), fused.end());
+  // Fused intermediates (the Out of a chain op that the next one reads) are
+  // planned like any other temporary: the chain's fallback path (taken when
+  // the fused loop cannot index an operand, e.g. a conv bias [1, C, 1, 1])
+  // writes them, the fused loop leaves their bytes alone. Their live range
+  // is the two ops of the chain that touch them, so `fusion` changes nothing.
   const auto& b0 = main.block(0);
   // Load-time ops run once per parameter load, not every step: what they
   // write must survive from one step to the next.

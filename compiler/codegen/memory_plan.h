@@ -63,9 +63,10 @@ struct MemoryPlan {
 /// The pass: liveness over every block (compiler/codegen/liveness.h), then
 /// best-fit offsets per arena. Never planned: persistables, feeds, fetch
 /// targets and the loss, variables the startup program or a load-time op
-/// touches, fused intermediates, variables whose first touch in a step is
-/// not a plain write, and sizes of any other form. `types` are main's
-/// inferred types; `load_time` may be empty.
+/// touches, variables whose first touch in a step is not a plain write, and
+/// sizes of any other form. Fused intermediates are planned (written only on
+/// a chain's fallback path), so `fusion` is not consulted. `types` are
+/// main's inferred types; `load_time` may be empty.
 MemoryPlan plan_memory(const Program& main, const Program* startup, const ProgramInfo& info,
                        const std::map<std::string, TensorType>& types, const FusionPlan& fusion,
                        const std::vector<bool>& load_time);
