@@ -28,7 +28,7 @@ inline constexpr int64_t kArenaAlign = 64;
 enum class ArenaKind { kStatic, kPerBatch };
 
 struct PlannedVar {
-  std::string name;  ///< a block-0 variable of the main program
+  std::string name;  ///< a block-0 variable of the main program (or of `block`)
   ArenaKind arena = ArenaKind::kStatic;
   int64_t offset = 0;  ///< bytes (per-batch: per unit of N)
   int64_t bytes = 0;   ///< capacity, a multiple of kArenaAlign (per-batch: per unit of N)
@@ -37,6 +37,13 @@ struct PlannedVar {
   /// this group, one after another: each member's last op is the next
   /// one's first, an op whose definition allows it (OpDef::in_place).
   int group = 0;
+  /// > 0: a local of that sub-block (a loop body whose iterations are not
+  /// recorded, or another block that one block-0 op runs); first = last =
+  /// that op. The block's locals share bytes among themselves by their live
+  /// ranges in the block's op positions (one iteration of a loop body),
+  /// inside a region of the arena live at that op.
+  int block = 0;
+  int sub_first = 0, sub_last = 0;  ///< the live range in `block`'s op positions
 };
 
 struct ArenaStats {
