@@ -184,11 +184,12 @@ std::set<int> nested_blocks(const Program& main, int b) {
 }
 
 // Sub-blocks whose locals the plan may place, each with the block-0 op that
-// runs it: a child of block 0 that exactly one op (of block 0) runs, that
-// is not a gradient block, and neither it nor a block nested in it is the
-// forward block of a gradient block (those iterations are recorded for
-// while_grad, which restores every local of the body and reads its
-// gradient block's locals from outside the block).
+// runs it: a child of block 0 that exactly one op (of block 0) runs, and
+// neither it nor a block nested in it is the forward block of a gradient
+// block (those iterations are recorded for while_grad, which saves every
+// local of the body after each iteration and restores them). It may be a
+// gradient block itself (a while_grad's, run once per recorded iteration);
+// the blocks nested in it may not.
 std::map<int, int> plannable_blocks(const Program& main) {
   std::map<int, int> owner;
   std::map<int, int> runs;  // block -> how many ops run it
@@ -204,9 +205,8 @@ std::map<int, int> plannable_blocks(const Program& main) {
   std::map<int, int> out;
   for (const auto& [b, pos] : owner) {
     if (runs[b] != 1 || main.block(b).parent_idx() != 0) continue;
-    std::set<int> sub = nested_blocks(main, b);
-    sub.insert(b);
-    if (std::any_of(sub.begin(), sub.end(), [&](int x) {
+    const std::set<int> sub = nested_blocks(main, b);
+    if (has_grad.count(b) || std::any_of(sub.begin(), sub.end(), [&](int x) {
           return has_grad.count(x) || main.block(x).forward_block_idx() >= 0 || runs[x] != 1;
         }))
       continue;
@@ -335,20 +335,21 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
   // Sub-block locals: a loop body's are written before they are read in
   // every iteration, so they share bytes by their live ranges within one
   // iteration. Only names declared once in the program (the inferred types
-  // are by name), named by no op outside the block, and no X@GRAD (the
-  // gradient ops of control flow read a gradient block's X@GRAD by that
-  // name from outside the block, should a gradient block escape the test
-  // on forward_block_idx).
+  // are by name), named by no op outside the block, and no X@GRAD of an
+  // input X of the op that runs the block: while_grad and
+  // conditional_block_grad read their gradient block's X@GRAD by that name
+  // after the block has run (to sum it over the steps or hand it out).
   std::map<std::string, int> declared;
   for (int b = 0; b < main.num_blocks(); ++b)
     for (const auto& v : main.block(b).vars()) ++declared[v.name()];
   for (const auto& [blk, pos] : plannable_blocks(main)) {
-    const auto outside = names_outside(main, blk);
+    auto outside = names_outside(main, blk);
+    for (const auto& in : b0.ops(pos).inputs())
+      for (const auto& n : in.arguments()) outside.insert(n + kGradSuffix);
     const auto blive = block_liveness(main, blk);
     for (const auto& v : main.block(blk).vars()) {
       if (!is_dense_tensor(v) || v.persistable() || declared[v.name()] != 1 || outside.count(v.name()) ||
-          never.count(v.name()) || v.name().find(kGradSuffix) != std::string::npos ||
-          v.name().find_first_of("\r\n") != std::string::npos)
+          never.count(v.name()) || v.name().find_first_of("\r\n") != std::string::npos)
         continue;
       auto l = blive.find(v.name());
       if (l == blive.end() || !l->second.defined_first || !types.count(v.name())) continue;

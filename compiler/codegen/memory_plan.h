@@ -38,7 +38,8 @@ struct PlannedVar {
   /// one's first, an op whose definition allows it (OpDef::in_place).
   int group = 0;
   /// > 0: a local of that sub-block (a loop body whose iterations are not
-  /// recorded, or another block that one block-0 op runs); first = last =
+  /// recorded, a gradient block, or another block that one block-0 op
+  /// runs); first = last =
   /// that op. The block's locals share bytes among themselves by their live
   /// ranges in the block's op positions (one iteration of a loop body),
   /// inside a region of the arena live at that op.
