@@ -45,7 +45,8 @@ def render_table(results):
     base = results["baselines"]
     lines = [f"batch {results['batch']}, {results['steps']} timed steps per child, {results['reps']} children per "
              f"system (interleaved), {results['threads']} thread(s); Paddle {results['paddle']}, PyTorch "
-             f"{results['torch']}; {results['machine']}, {results['cpus']} CPUs{results['note']}",
+             f"{results['torch']}; {results['machine']}, {results['cpus']} CPUs"
+             f"{'; ' + results['note'] if results['note'] else ''}",
              "peak RSS in MiB (/usr/bin/time %M of the child), median [min-max]; step time in ms, median [min-max] of "
              "the children's mean step times", "",
              "| workload | system | peak RSS | framework import | peak − import | step (ms) | fluidc (plan) below "

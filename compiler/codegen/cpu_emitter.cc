@@ -447,7 +447,8 @@ class Emitter {
     std::vector<std::string> fixed, batch;
     for (const auto& v : m.vars)
       (v.arena == ArenaKind::kStatic ? fixed : batch)
-          .push_back(fmt::format("    {{&Model::{}, {}, {}}},", idents_.at(v.name), v.offset, v.bytes));
+          .push_back(fmt::format("    {{&Model::{}, {}, {}}},", idents_.at(scope_key("main", v.block, v.name)),
+                                 v.offset, v.bytes));
     members_ << "  fluidc::rt::Arena arena_static_, arena_batch_;  // the memory plan's arenas\n"
                 "  bool arena_static_bound_ = false;\n  int64_t arena_batch_n_ = -1;\n"
                 "  // A planned variable: its offset and bytes in its arena (per unit of N in the per-batch one).\n"

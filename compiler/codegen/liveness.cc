@@ -82,6 +82,51 @@ std::map<std::string, VarLiveness> block0_liveness(const Program& main) {
   return live;
 }
 
+std::vector<int> op_sub_blocks(const pb::OpDesc& op, int num_blocks) { return sub_blocks(op, num_blocks); }
+
+std::map<std::string, VarLiveness> block_liveness(const Program& main, int block) {
+  std::map<std::string, VarLiveness> live;
+  if (block <= 0 || block >= main.num_blocks()) return live;
+  const auto& blk = main.block(block);
+  std::set<std::string> declared;
+  for (const auto& v : blk.vars()) declared.insert(v.name());
+  for (int i = 0; i < blk.ops_size(); ++i) {
+    const pb::OpDesc& op = blk.ops(i);
+    std::map<std::string, bool> plain_write;  // name -> written and never read by op i
+    for_each_name(op, [&](const std::string& n, bool input) {
+      auto [it, fresh] = plain_write.emplace(n, !input);
+      if (!fresh) it->second = it->second && !input;
+    });
+    // Names a nested block's ops use that resolve to this block's variables.
+    for (int sb : sub_blocks(op, main.num_blocks())) {
+      std::vector<int> seen(main.num_blocks(), -1);
+      seen[block] = 0;
+      std::vector<int> stack{sb};
+      while (!stack.empty()) {
+        const int b = stack.back();
+        stack.pop_back();
+        if (seen[b] >= 0) continue;
+        seen[b] = 0;
+        for (const auto& nop : main.block(b).ops()) {
+          for_each_name(nop, [&](const std::string& n, bool) {
+            int found = -1;
+            if (!is_empty_var_name(n) && main.find_var(b, n, &found) && found == block) plain_write[n] = false;
+          });
+          for (int nb : sub_blocks(nop, main.num_blocks())) stack.push_back(nb);
+        }
+      }
+    }
+    for (const auto& [n, write] : plain_write) {
+      int found = -1;
+      if (is_empty_var_name(n) || !declared.count(n) || !main.find_var(block, n, &found) || found != block) continue;
+      VarLiveness& l = live[n];
+      if (l.first < 0) l.first = i, l.defined_first = write;
+      l.last = i;
+    }
+  }
+  return live;
+}
+
 std::set<std::string> names_touched(const Program& prog) {
   std::set<std::string> out;
   for (int b = 0; b < prog.num_blocks(); ++b) {

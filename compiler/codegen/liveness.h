@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "compiler/ir/program.h"
 
@@ -31,6 +32,15 @@ struct VarLiveness {
 /// Liveness of every variable declared in block 0 of `main` that some op
 /// touches, by name. Variables of sub-blocks are not listed.
 std::map<std::string, VarLiveness> block0_liveness(const Program& main);
+
+/// The sub-blocks an op runs (its BLOCK and BLOCKS attributes, in range).
+std::vector<int> op_sub_blocks(const pb::OpDesc& op, int num_blocks);
+
+/// Liveness of the variables declared in sub-block `block` of `main`, in
+/// that block's op positions, a block nested in it touching at the
+/// position of the op that runs it (as block0_liveness does for block 0).
+/// One iteration of a loop body is one pass over these positions.
+std::map<std::string, VarLiveness> block_liveness(const Program& main, int block);
 
 /// Every variable name the ops of `prog` (all blocks) name, plus its
 /// declared variables: what a startup program shares with main's block 0.

@@ -12,6 +12,7 @@
 #include "compiler/codegen/arena_placement.h"
 #include "compiler/codegen/liveness.h"
 #include "compiler/ir/attrs.h"
+#include "compiler/ir/op_role.h"
 #include "compiler/ops/registry.h"
 #include "runtime/tensor.h"
 
@@ -67,33 +68,29 @@ std::map<std::string, TensorType> types_at_batch(Program& prog, const std::vecto
   }
 }
 
-// The Out variables inside fused chains of block 0: never materialised on
-// the fused path, and owned on the fallback path.
-std::set<std::string> fused_intermediates(const Program& main, const FusionPlan& fusion) {
-  std::set<std::string> out;
-  for (const auto& c : fusion.chains(0))
-    for (size_t k = 0; k + 1 < c.ops.size(); ++k)
-      for (const auto& n : op_outputs(main.block(0).ops(c.ops[k]), "Out")) out.insert(n);
-  return out;
-}
-
 // The variables of one arena as buffers: an in-place group is one buffer
-// spanning its members (each member's index in `members`).
+// spanning its members, and so are a sub-block's locals (its region: from
+// the lowest member offset to the highest end; each member's index in
+// `members`).
 std::vector<LiveBuffer> group_buffers(const std::vector<PlannedVar>& vars, ArenaKind kind,
                                       std::vector<std::vector<size_t>>& members) {
   std::vector<LiveBuffer> bufs;
-  std::map<int, size_t> of_group;  // group -> its buffer
+  std::map<int, size_t> of_key;  // in-place group g -> its buffer; sub-block b -> at -b
   for (size_t i = 0; i < vars.size(); ++i) {
     const PlannedVar& v = vars[i];
     if (v.arena != kind) continue;
-    if (v.group > 0) {
-      if (auto it = of_group.find(v.group); it != of_group.end()) {
+    const int key = v.block > 0 ? -v.block : v.group;
+    if (key != 0) {
+      if (auto it = of_key.find(key); it != of_key.end()) {
         LiveBuffer& b = bufs[it->second];
+        const int64_t end = std::max(b.offset + b.size, v.offset + v.bytes);
+        b.offset = std::min(b.offset, v.offset);
+        b.size = end - b.offset;
         b.first = std::min(b.first, v.first), b.last = std::max(b.last, v.last);
         members[it->second].push_back(i);
         continue;
       }
-      of_group[v.group] = bufs.size();
+      of_key[key] = bufs.size();
     }
     bufs.push_back({v.bytes, v.first, v.last, v.offset});
     members.push_back({i});
@@ -155,6 +152,8 @@ void finish_arena(ArenaKind kind, std::vector<PlannedVar>& vars, ArenaStats& sta
   for (const auto& v : vars)
     if (v.arena == kind) stats.unplanned += v.bytes;
   if (bufs.empty()) return;
+  std::vector<int64_t> base;  // each buffer's offset before placement: members keep theirs relative to it
+  for (const auto& b : bufs) base.push_back(b.offset);
   const Placement p = place_buffers(bufs, kArenaAlign);
   stats.size = p.arena;
   stats.lower_bound = p.lower_bound;
@@ -163,11 +162,87 @@ void finish_arena(ArenaKind kind, std::vector<PlannedVar>& vars, ArenaStats& sta
   std::vector<std::pair<int64_t, std::string>> peak;
   for (size_t k = 0; k < bufs.size(); ++k)
     for (size_t i : members[k]) {
-      vars[i].offset = bufs[k].offset;
+      vars[i].offset = bufs[k].offset + (vars[i].offset - base[k]);
       if (vars[i].first <= p.peak && p.peak <= vars[i].last) peak.emplace_back(vars[i].bytes, vars[i].name);
     }
   std::stable_sort(peak.begin(), peak.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (const auto& [bytes, name] : peak) stats.peak_vars.push_back(name);
+}
+
+// The blocks (besides block 0) that `b` runs, directly or through blocks it runs.
+std::set<int> nested_blocks(const Program& main, int b) {
+  std::set<int> out;
+  std::vector<int> stack{b};
+  while (!stack.empty()) {
+    const int x = stack.back();
+    stack.pop_back();
+    for (const auto& op : main.block(x).ops())
+      for (int nb : op_sub_blocks(op, main.num_blocks()))
+        if (nb != b && out.insert(nb).second) stack.push_back(nb);
+  }
+  return out;
+}
+
+// Sub-blocks whose locals the plan may place, each with the block-0 op that
+// runs it: a child of block 0 that exactly one op (of block 0) runs, and
+// neither it nor a block nested in it is the forward block of a gradient
+// block (those iterations are recorded for while_grad, which saves every
+// local of the body after each iteration and restores them). It may be a
+// gradient block itself (a while_grad's, run once per recorded iteration);
+// the blocks nested in it may not.
+std::map<int, int> plannable_blocks(const Program& main) {
+  std::map<int, int> owner;
+  std::map<int, int> runs;  // block -> how many ops run it
+  for (int b = 0; b < main.num_blocks(); ++b)
+    for (int i = 0; i < main.block(b).ops_size(); ++i)
+      for (int sb : op_sub_blocks(main.block(b).ops(i), main.num_blocks())) {
+        ++runs[sb];
+        if (b == 0) owner[sb] = i;
+      }
+  std::set<int> has_grad;
+  for (int b = 1; b < main.num_blocks(); ++b)
+    if (main.block(b).forward_block_idx() >= 0) has_grad.insert(main.block(b).forward_block_idx());
+  std::map<int, int> out;
+  for (const auto& [b, pos] : owner) {
+    if (runs[b] != 1 || main.block(b).parent_idx() != 0) continue;
+    const std::set<int> sub = nested_blocks(main, b);
+    if (has_grad.count(b) || std::any_of(sub.begin(), sub.end(), [&](int x) {
+          return has_grad.count(x) || main.block(x).forward_block_idx() >= 0 || runs[x] != 1;
+        }))
+      continue;
+    out[b] = pos;
+  }
+  return out;
+}
+
+// Names that ops outside block `b` and the blocks it runs name.
+std::set<std::string> names_outside(const Program& main, int b) {
+  std::set<int> inside = nested_blocks(main, b);
+  inside.insert(b);
+  std::set<std::string> out;
+  for (int x = 0; x < main.num_blocks(); ++x) {
+    if (inside.count(x)) continue;
+    for (const auto& op : main.block(x).ops()) {
+      for (const auto& v : op.inputs()) out.insert(v.arguments().begin(), v.arguments().end());
+      for (const auto& v : op.outputs()) out.insert(v.arguments().begin(), v.arguments().end());
+    }
+  }
+  return out;
+}
+
+// Offsets of one sub-block's locals of one arena among themselves, by their
+// live ranges in the block (relative: finish_arena moves the region).
+void place_block_locals(std::vector<PlannedVar>& vars, int block, ArenaKind kind) {
+  std::vector<size_t> idx;
+  std::vector<LiveBuffer> bufs;
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (vars[i].block == block && vars[i].arena == kind) {
+      idx.push_back(i);
+      bufs.push_back({vars[i].bytes, vars[i].sub_first, vars[i].sub_last});
+    }
+  if (bufs.empty()) return;
+  place_buffers(bufs, kArenaAlign);
+  for (size_t k = 0; k < idx.size(); ++k) vars[idx[k]].offset = bufs[k].offset;
 }
 
 }  // namespace
@@ -179,7 +254,7 @@ const PlannedVar* MemoryPlan::find(const std::string& name) const {
 }
 
 MemoryPlan plan_memory(const Program& main, const Program* startup, const ProgramInfo& info,
-                       const std::map<std::string, TensorType>& types, const FusionPlan& fusion,
+                       const std::map<std::string, TensorType>& types, const FusionPlan& /*fusion*/,
                        const std::vector<bool>& load_time) {
   // CPU time, not wall time: on a shared machine the wall time counts other processes' turns.
   const std::clock_t start = std::clock();
@@ -192,8 +267,11 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
     auto s = names_touched(*startup);
     never.insert(s.begin(), s.end());
   }
-  auto fused = fused_intermediates(main, fusion);
-  never.insert(fused.begin(), fused.end());
+  // Fused intermediates (the Out of a chain op that the next one reads) are
+  // planned like any other temporary: the chain's fallback path (taken when
+  // the fused loop cannot index an operand, e.g. a conv bias [1, C, 1, 1])
+  // writes them, the fused loop leaves their bytes alone. Their live range
+  // is the two ops of the chain that touch them, so `fusion` changes nothing.
   const auto& b0 = main.block(0);
   // Load-time ops run once per parameter load, not every step: what they
   // write must survive from one step to the next.
@@ -219,6 +297,24 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
   // With batch feeds but no inference at N (it failed), a size may hide a
   // dim-0 batch that the trainer changes: only sizes with no batch feed plan.
   const bool batch_dependent = !plan.batch_feeds.empty() && at_n.empty();
+  // The capacity of `name` in pv (and its arena), or 0 when the plan cannot bound it.
+  auto size_var = [&](const std::string& name, PlannedVar& pv) {
+    if (!at_n.empty()) {
+      // Sized at N = 1, 2, 3: the same (static) or exactly c * N (per batch).
+      std::optional<int64_t> s[3];
+      for (int k = 0; k < 3; ++k)
+        if (auto it = at_n[k].find(name); it != at_n[k].end()) s[k] = static_bytes(it->second);
+      if (s[0] && s[1] && s[2] && *s[0] == *s[1] && *s[1] == *s[2]) {
+        pv.bytes = align_up(*s[0], kArenaAlign);
+      } else if (s[0] && s[1] && s[2] && *s[1] == 2 * *s[0] && *s[2] == 3 * *s[0]) {
+        pv.arena = ArenaKind::kPerBatch;
+        pv.bytes = align_up(*s[0], kArenaAlign);
+      }
+    } else if (!batch_dependent) {
+      if (auto t = types.find(name); t != types.end())
+        if (auto bytes = static_bytes(t->second)) pv.bytes = align_up(*bytes, kArenaAlign);
+    }
+  };
   const auto live = block0_liveness(main);
   for (const auto& v : b0.vars()) {
     if (!is_dense_tensor(v) || v.persistable()) continue;
@@ -228,26 +324,42 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
     const bool one_line = v.name().find_first_of("\r\n") == std::string::npos;  // the side table is line based
     if (one_line && !never.count(v.name()) && l != live.end() && l->second.defined_first && t != types.end()) {
       PlannedVar pv{v.name(), ArenaKind::kStatic, 0, 0, l->second.first, l->second.last};
-      if (!at_n.empty()) {
-        // Sized at N = 1, 2, 3: the same (static) or exactly c * N (per batch).
-        std::optional<int64_t> s[3];
-        for (int k = 0; k < 3; ++k)
-          if (auto it = at_n[k].find(v.name()); it != at_n[k].end()) s[k] = static_bytes(it->second);
-        if (s[0] && s[1] && s[2] && *s[0] == *s[1] && *s[1] == *s[2]) {
-          pv.bytes = align_up(*s[0], kArenaAlign);
-        } else if (s[0] && s[1] && s[2] && *s[1] == 2 * *s[0] && *s[2] == 3 * *s[0]) {
-          pv.arena = ArenaKind::kPerBatch;
-          pv.bytes = align_up(*s[0], kArenaAlign);
-        }
-      } else if (!batch_dependent) {
-        if (auto bytes = static_bytes(t->second)) pv.bytes = align_up(*bytes, kArenaAlign);
-      }
+      size_var(v.name(), pv);
       if (pv.bytes > 0) {
         plan.vars.push_back(pv);
         planned = true;
       }
     }
     if (!planned) ++plan.owned;
+  }
+  // Sub-block locals: a loop body's are written before they are read in
+  // every iteration, so they share bytes by their live ranges within one
+  // iteration. Only names declared once in the program (the inferred types
+  // are by name), named by no op outside the block, and no X@GRAD of an
+  // input X of the op that runs the block: while_grad and
+  // conditional_block_grad read their gradient block's X@GRAD by that name
+  // after the block has run (to sum it over the steps or hand it out).
+  std::map<std::string, int> declared;
+  for (int b = 0; b < main.num_blocks(); ++b)
+    for (const auto& v : main.block(b).vars()) ++declared[v.name()];
+  for (const auto& [blk, pos] : plannable_blocks(main)) {
+    auto outside = names_outside(main, blk);
+    for (const auto& in : b0.ops(pos).inputs())
+      for (const auto& n : in.arguments()) outside.insert(n + kGradSuffix);
+    const auto blive = block_liveness(main, blk);
+    for (const auto& v : main.block(blk).vars()) {
+      if (!is_dense_tensor(v) || v.persistable() || declared[v.name()] != 1 || outside.count(v.name()) ||
+          never.count(v.name()) || v.name().find_first_of("\r\n") != std::string::npos)
+        continue;
+      auto l = blive.find(v.name());
+      if (l == blive.end() || !l->second.defined_first || !types.count(v.name())) continue;
+      PlannedVar pv{v.name(), ArenaKind::kStatic, 0, 0, pos, pos};
+      pv.block = blk, pv.sub_first = l->second.first, pv.sub_last = l->second.last;
+      size_var(v.name(), pv);
+      if (pv.bytes > 0) plan.vars.push_back(pv);
+    }
+    place_block_locals(plan.vars, blk, ArenaKind::kStatic);
+    place_block_locals(plan.vars, blk, ArenaKind::kPerBatch);
   }
   group_in_place(main, types, plan.vars);
   finish_arena(ArenaKind::kStatic, plan.vars, plan.fixed);
@@ -292,6 +404,31 @@ std::string validate_memory_plan(const MemoryPlan& plan) {
         return fmt::format("in-place group {}: {} (live {}-{}) does not hand over to {} (live {}-{}) at one op", g,
                            m[k - 1]->name, m[k - 1]->first, m[k - 1]->last, m[k]->name, m[k]->first, m[k]->last);
     }
+  }
+  // A sub-block's locals: live at one block-0 op (the one that runs the
+  // block), never in an in-place group, and sound among themselves by their
+  // ranges in the block (the block-0 check below sees them as one region).
+  std::map<std::pair<int, ArenaKind>, std::vector<const PlannedVar*>> locals;
+  for (const auto& v : plan.vars) {
+    if (v.block <= 0) continue;
+    if (v.group != 0 || v.first != v.last || v.sub_first < 0 || v.sub_first > v.sub_last)
+      return fmt::format("{}: a local of block {} must be live at one block-0 op, in no in-place group, over a "
+                         "range of the block's ops", v.name, v.block);
+    auto& m = locals[{v.block, v.arena}];
+    if (!m.empty() && m[0]->first != v.first)
+      return fmt::format("block {}: {} and {} are live at different block-0 ops", v.block, m[0]->name, v.name);
+    m.push_back(&v);
+  }
+  for (const auto& [key, m] : locals) {
+    std::vector<LiveBuffer> bufs;
+    std::vector<std::string> names;
+    for (const PlannedVar* v : m) {
+      bufs.push_back({v->bytes, v->sub_first, v->sub_last, v->offset});
+      names.push_back(v->name);
+    }
+    const ArenaStats& s = key.second == ArenaKind::kStatic ? plan.fixed : plan.batch;
+    if (std::string why = check_placement(bufs, s.size, kArenaAlign, &names); !why.empty())
+      return fmt::format("block {}: {}", key.first, why);
   }
   for (ArenaKind kind : {ArenaKind::kStatic, ArenaKind::kPerBatch}) {
     std::vector<std::string> names;

@@ -28,7 +28,7 @@ inline constexpr int64_t kArenaAlign = 64;
 enum class ArenaKind { kStatic, kPerBatch };
 
 struct PlannedVar {
-  std::string name;  ///< a block-0 variable of the main program
+  std::string name;  ///< a block-0 variable of the main program (or of `block`)
   ArenaKind arena = ArenaKind::kStatic;
   int64_t offset = 0;  ///< bytes (per-batch: per unit of N)
   int64_t bytes = 0;   ///< capacity, a multiple of kArenaAlign (per-batch: per unit of N)
@@ -37,6 +37,14 @@ struct PlannedVar {
   /// this group, one after another: each member's last op is the next
   /// one's first, an op whose definition allows it (OpDef::in_place).
   int group = 0;
+  /// > 0: a local of that sub-block (a loop body whose iterations are not
+  /// recorded, a gradient block, or another block that one block-0 op
+  /// runs); first = last =
+  /// that op. The block's locals share bytes among themselves by their live
+  /// ranges in the block's op positions (one iteration of a loop body),
+  /// inside a region of the arena live at that op.
+  int block = 0;
+  int sub_first = 0, sub_last = 0;  ///< the live range in `block`'s op positions
 };
 
 struct ArenaStats {
@@ -63,9 +71,10 @@ struct MemoryPlan {
 /// The pass: liveness over every block (compiler/codegen/liveness.h), then
 /// best-fit offsets per arena. Never planned: persistables, feeds, fetch
 /// targets and the loss, variables the startup program or a load-time op
-/// touches, fused intermediates, variables whose first touch in a step is
-/// not a plain write, and sizes of any other form. `types` are main's
-/// inferred types; `load_time` may be empty.
+/// touches, variables whose first touch in a step is not a plain write, and
+/// sizes of any other form. Fused intermediates are planned (written only on
+/// a chain's fallback path), so `fusion` is not consulted. `types` are
+/// main's inferred types; `load_time` may be empty.
 MemoryPlan plan_memory(const Program& main, const Program* startup, const ProgramInfo& info,
                        const std::map<std::string, TensorType>& types, const FusionPlan& fusion,
                        const std::vector<bool>& load_time);

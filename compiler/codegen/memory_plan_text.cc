@@ -69,13 +69,16 @@ std::string memory_plan_text(const MemoryPlan& plan, const Program& main) {
       "# fluidc memory plan for {}\n"
       "# one planned block-0 variable per line: arena, byte offset and capacity (batch: per unit of N),\n"
       "# live range in block-0 op positions, in-place group (variables that take one another's bytes at an op);\n"
+      "# a sub-block's local: block= and its live range in that block's op positions (sub=)\n"
       "# static {} bytes, per-batch {} bytes x N\n",
       cpp_comment_text(main.origin()), plan.fixed.size, plan.batch.size);
   out += fmt::format("owned {}\n", plan.owned);
   for (const auto& f : plan.batch_feeds) out += fmt::format("batch_feed name={}\n", f);
   for (const auto& v : plan.vars)
-    out += fmt::format("var arena={} offset={} bytes={} live={}-{}{} name={}\n", arena_name(v.arena), v.offset,
-                       v.bytes, v.first, v.last, v.group > 0 ? fmt::format(" group={}", v.group) : "", v.name);
+    out += fmt::format("var arena={} offset={} bytes={} live={}-{}{}{} name={}\n", arena_name(v.arena), v.offset,
+                       v.bytes, v.first, v.last, v.group > 0 ? fmt::format(" group={}", v.group) : "",
+                       v.block > 0 ? fmt::format(" block={} sub={}-{}", v.block, v.sub_first, v.sub_last) : "",
+                       v.name);
   return out;
 }
 
@@ -111,9 +114,22 @@ MemoryPlan read_memory_plan(const std::string& text, const std::string& path, co
       if (!var) bad("names no block-0 variable of the program: the plan was made for another program");
       plan.batch_feeds.push_back(name);
     } else if (kind == "var") {
-      if (!var || !is_dense_tensor(*var) || var->persistable())
-        bad("names no non-persistable block-0 tensor of the program: the plan was made for another program");
       PlannedVar v;
+      if (f.count("block")) {  // a sub-block's local: declared in that very block
+        int64_t blk = 0, first = 0, last = 0;
+        const std::string sub = f["sub"];
+        const auto dash = sub.find('-');
+        if (!parse_int(f["block"], blk) || blk < 1 || blk >= main.num_blocks() || dash == std::string::npos ||
+            !parse_int(sub.substr(0, dash), first) || !parse_int(sub.substr(dash + 1), last) || first > last ||
+            last >= main.block(static_cast<int>(blk)).ops_size())
+          bad("block= must name a sub-block of the program and sub= a range of its ops");
+        int found = -1;
+        var = name.empty() ? nullptr : main.find_var(static_cast<int>(blk), name, &found);
+        if (found != blk) var = nullptr;
+        v.block = static_cast<int>(blk), v.sub_first = static_cast<int>(first), v.sub_last = static_cast<int>(last);
+      }
+      if (!var || !is_dense_tensor(*var) || var->persistable())
+        bad("names no non-persistable tensor of that block of the program: the plan was made for another program");
       v.name = name;
       if (f["arena"] == "static") v.arena = ArenaKind::kStatic;
       else if (f["arena"] == "batch") v.arena = ArenaKind::kPerBatch;

@@ -52,8 +52,9 @@ void dump_memory_plan(const std::string& path, const Program& prog) {
   std::istringstream lines(memory_report(plan, prog));
   for (std::string line; std::getline(lines, line);) fmt::print("  {}\n", line);
   for (const auto& v : plan.vars)
-    fmt::print("    {} {:>10} +{:<8} ops {}-{}  {}\n", v.arena == ArenaKind::kStatic ? "static" : "batch ", v.offset,
-               v.bytes, v.first, v.last, printable(v.name));
+    fmt::print("    {} {:>10} +{:<8} ops {}-{}  {}{}\n", v.arena == ArenaKind::kStatic ? "static" : "batch ", v.offset,
+               v.bytes, v.first, v.last, printable(v.name),
+               v.block > 0 ? fmt::format("  (block {}, its ops {}-{})", v.block, v.sub_first, v.sub_last) : "");
 }
 
 void dump_side_tables(const std::string& path, const Program& prog) {

@@ -53,34 +53,51 @@ void depthwise_plane_any(const Lowering& l, const T* x, const T* w, T* y) {
 
 /// Narrow images (a late CNN layer's 7x7 = 49 positions) fill the GEMM's
 /// 48-wide column tiles poorly, one image at a time; with a batch, the
-/// columns of all images go into one product, while the column matrix
-/// stays under 16 MB of fp32.
-bool batched_columns(int64_t N, int64_t Pout, int64_t K) {
-  constexpr int64_t kNarrow = 192, kMaxColumns = int64_t{4} << 20;
-  return N > 1 && Pout < kNarrow && K * Pout * N <= kMaxColumns;
+/// columns of several images go into one product. The images go in chunks
+/// of about kChunkColumns columns, not the whole batch at once: a batch of
+/// 256 LeNet-5 images made a 15 MB column matrix, most of the trainer's
+/// heap, where 11 images (1100 columns, 0.6 MB) fill the tiles as well and
+/// stay in cache between im2col and the GEMM. The scratch is then bounded
+/// whatever the batch; a chunk whose column matrix would pass 16 MB of fp32
+/// is not batched.
+constexpr int64_t kChunkColumns = 1024;
+
+int64_t images_per_chunk(int64_t N, int64_t Pout) {
+  return std::min(N, (kChunkColumns + Pout - 1) / std::max<int64_t>(1, Pout));
 }
 
-/// forward() with one GEMM per group over the whole batch: col[K, N*Pout]
-/// (image n in columns [n*Pout, (n+1)*Pout)), then the product's
-/// [Mg, N*Pout] rows are copied to each image's output channels.
+bool batched_columns(int64_t N, int64_t Pout, int64_t K) {
+  constexpr int64_t kNarrow = 192, kMaxColumns = int64_t{4} << 20;
+  const int64_t chunk = images_per_chunk(N, Pout);
+  return chunk > 1 && Pout < kNarrow && K * Pout * chunk <= kMaxColumns;
+}
+
+/// forward() with one GEMM per group and chunk of images: col[K, nb*Pout]
+/// (image n of the chunk in columns [n*Pout, (n+1)*Pout)), then the
+/// product's [Mg, nb*Pout] rows are copied to each image's output channels.
 template <class T>
 void forward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const T* w, T* y) {
   const int64_t Pin = l.img_size(), Pout = l.col_size();
-  const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * l.taps(), cols = g.N * Pout;
-  T* col = conv_buffer<T>(ConvBuf::kCol, K * cols);
-  T* prod = conv_buffer<T>(ConvBuf::kBatchProduct, Mg * cols);
-  for (int64_t gi = 0; gi < g.groups; ++gi) {
-    for (int64_t n = 0; n < g.N; ++n) {
-      const T* img = x + (n * g.C + gi * Cg) * Pin;
-      if (l.pointwise())
-        for (int64_t r = 0; r < K; ++r) std::copy(img + r * Pin, img + (r + 1) * Pin, col + r * cols + n * Pout);
-      else
-        im2col(l, Cg, img, col + n * Pout, cols);
+  const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * l.taps();
+  const int64_t chunk = images_per_chunk(g.N, Pout);
+  T* col = conv_buffer<T>(ConvBuf::kCol, K * chunk * Pout);
+  T* prod = conv_buffer<T>(ConvBuf::kBatchProduct, Mg * chunk * Pout);
+  for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.N - n0), cols = nb * Pout;
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      for (int64_t n = 0; n < nb; ++n) {
+        const T* img = x + ((n0 + n) * g.C + gi * Cg) * Pin;
+        if (l.pointwise())
+          for (int64_t r = 0; r < K; ++r) std::copy(img + r * Pin, img + (r + 1) * Pin, col + r * cols + n * Pout);
+        else
+          im2col(l, Cg, img, col + n * Pout, cols);
+      }
+      conv_gemm<T>(false, false, Mg, cols, K, w + gi * Mg * K, col, T(0), prod);
+      for (int64_t n = 0; n < nb; ++n)
+        for (int64_t m = 0; m < Mg; ++m)
+          std::copy(prod + m * cols + n * Pout, prod + m * cols + (n + 1) * Pout,
+                    y + ((n0 + n) * g.M + gi * Mg + m) * Pout);
     }
-    conv_gemm<T>(false, false, Mg, cols, K, w + gi * Mg * K, col, T(0), prod);
-    for (int64_t n = 0; n < g.N; ++n)
-      for (int64_t m = 0; m < Mg; ++m)
-        std::copy(prod + m * cols + n * Pout, prod + m * cols + (n + 1) * Pout, y + (n * g.M + gi * Mg + m) * Pout);
   }
 }
 

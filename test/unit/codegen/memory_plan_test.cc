@@ -221,4 +221,23 @@ TEST_CASE("the side table round-trips and a tampered one is refused") {
 }
 
 }  // namespace
+TEST_CASE("a sub-block's locals are checked by their ranges in the block, as one region in block 0") {
+  // Two locals of block 1 (run by block-0 op 3) and a block-0 variable live across op 3.
+  MemoryPlan m;
+  m.vars = {{"a", ArenaKind::kStatic, 0, 64, 3, 3}, {"b", ArenaKind::kStatic, 0, 64, 3, 3},
+            {"c", ArenaKind::kStatic, 64, 64, 1, 5}};
+  m.vars[0].block = 1, m.vars[0].sub_first = 0, m.vars[0].sub_last = 2;
+  m.vars[1].block = 1, m.vars[1].sub_first = 3, m.vars[1].sub_last = 6;
+  m.fixed.size = 128;
+  CHECK(validate_memory_plan(m) == "");  // a and b never meet in the block: one region [0, 64)
+  m.vars[1].sub_first = 2;               // now both live at the block's op 2
+  CHECK(validate_memory_plan(m).find("block 1: ") != std::string::npos);
+  m.vars[1].sub_first = 3;
+  m.vars[2].offset = 0;  // c is live at op 3, where the region is
+  CHECK(validate_memory_plan(m).find("share bytes") != std::string::npos);
+  m.vars[2].offset = 64;
+  m.vars[1].last = 4;  // a local lives at the one op that runs its block
+  CHECK(validate_memory_plan(m).find("must be live at one block-0 op") != std::string::npos);
+}
+
 }  // namespace fluidc

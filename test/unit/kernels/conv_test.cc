@@ -296,6 +296,30 @@ TEST_CASE("conv2d: a ResNet-sized 3x3 layer through the packed GEMM", "[conv]") 
   check_close(y, reference_conv(x, w, g), 1e-4);
 }
 
+TEST_CASE("conv2d: a batch of narrow images in chunks of images, the last one short", "[conv]") {
+  // 10x10 outputs (100 columns an image) are batched about 11 images to a
+  // product: 25 images make chunks of 11, 11 and 3; the pointwise case and
+  // groups go through the same chunks.
+  struct Case {
+    Shape x, w;
+    std::vector<int> pad;
+    int groups;
+  };
+  for (const Case& c : {Case{Shape{25, 6, 14, 14}, Shape{16, 6, 5, 5}, {0, 0}, 1},
+                        Case{Shape{25, 4, 10, 10}, Shape{6, 2, 3, 3}, {1, 1}, 2},
+                        Case{Shape{25, 3, 10, 10}, Shape{5, 3, 1, 1}, {0, 0}, 1}})
+    for (DType dt : {DType::kFP32, DType::kFP64}) {
+      INFO(c.x.str() << " * " << c.w.str() << " groups " << c.groups << " " << rt::dtype_name(dt));
+      std::mt19937 rng(11);
+      Tensor x = random(c.x, dt, rng), w = random(c.w, dt, rng), y;
+      const ConvAttrs a = conv_attrs({1, 1}, c.pad, {1, 1}, c.groups);
+      kernels::conv2d(x, w, nullptr, nullptr, y, a);
+      shapes::ConvGeometry g;
+      REQUIRE(shapes::conv_shape(x.shape(), w.shape(), a, 2, g) == "");
+      check_close(y, reference_conv(x, w, g), dt == DType::kFP32 ? 1e-4 : 1e-12);
+    }
+}
+
 TEST_CASE("conv shape rules", "[conv][shapes]") {
   shapes::ConvGeometry g;
   SECTION("out = (in + pads - dilated window) / stride + 1") {
