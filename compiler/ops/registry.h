@@ -36,5 +36,6 @@ void add_detection_ops(std::vector<OpDef>& table);
 void add_distributed_ops(std::vector<OpDef>& table);
 void add_sequence_ops(std::vector<OpDef>& table);
 void add_set_value_ops(std::vector<OpDef>& table);
+void add_einsum_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
