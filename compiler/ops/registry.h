@@ -37,5 +37,6 @@ void add_distributed_ops(std::vector<OpDef>& table);
 void add_sequence_ops(std::vector<OpDef>& table);
 void add_set_value_ops(std::vector<OpDef>& table);
 void add_einsum_ops(std::vector<OpDef>& table);
+void add_sampling_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
