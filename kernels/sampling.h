@@ -37,4 +37,44 @@ void grid_sampler(const Tensor& x, const Tensor& grid, Tensor& output, const Gri
 void grid_sampler_grad(const Tensor& x, const Tensor& grid, const Tensor& output_grad, Tensor* x_grad,
                        Tensor* grid_grad, const GridSamplerAttrs& attrs);
 
+/// Attributes of `deformable_conv` (v2, with Mask) and `deformable_conv_v1`
+/// (without): a 2-D convolution whose kernel taps read Input at positions
+/// moved by Offset (bilinear, zero outside), each tap's sample scaled by
+/// Mask (v2). Paddings are symmetric [pad_h, pad_w]; im2col_step (Paddle's
+/// batch chunking) does not change the result and is ignored.
+struct DeformableConvAttrs {
+  std::vector<int> strides = {1, 1};
+  std::vector<int> paddings = {0, 0};
+  std::vector<int> dilations = {1, 1};
+  int groups = 1;
+  int deformable_groups = 1;
+  int im2col_step = 64;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("strides", &DeformableConvAttrs::strides);
+    f("paddings", &DeformableConvAttrs::paddings);
+    f("dilations", &DeformableConvAttrs::dilations);
+    f("groups", &DeformableConvAttrs::groups);
+    f("deformable_groups", &DeformableConvAttrs::deformable_groups);
+    f("im2col_step", &DeformableConvAttrs::im2col_step);
+  }
+};
+/// Output [N, Cout, Ho, Wo] from Input [N, Cin, H, W], Offset
+/// [N, 2 * deformable_groups * kh * kw, Ho, Wo] ((dh, dw) pairs per tap),
+/// Mask [N, deformable_groups * kh * kw, Ho, Wo] and Filter
+/// [Cout, Cin / groups, kh, kw]; fp32 or fp64.
+void deformable_conv(const Tensor& input, const Tensor& offset, const Tensor& mask, const Tensor& filter,
+                     Tensor& output, const DeformableConvAttrs& attrs);
+void deformable_conv_v1(const Tensor& input, const Tensor& offset, const Tensor& filter, Tensor& output,
+                        const DeformableConvAttrs& attrs);
+/// The gradients (each may be nullptr) of deformable_conv / _v1.
+void deformable_conv_grad(const Tensor& input, const Tensor& offset, const Tensor& mask, const Tensor& filter,
+                          const Tensor& output_grad, Tensor* input_grad, Tensor* offset_grad, Tensor* mask_grad,
+                          Tensor* filter_grad, const DeformableConvAttrs& attrs);
+void deformable_conv_v1_grad(const Tensor& input, const Tensor& offset, const Tensor& filter,
+                             const Tensor& output_grad, Tensor* input_grad, Tensor* offset_grad, Tensor* filter_grad,
+                             const DeformableConvAttrs& attrs);
+
 }  // namespace fluidc::kernels

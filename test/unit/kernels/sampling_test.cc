@@ -62,3 +62,52 @@ TEST_CASE("grid_sampler_grad: finite differences over X and Grid, every padding 
                          });
     }
 }
+
+namespace {
+
+kernels::DeformableConvAttrs dconv(int stride, int pad, int dil, int groups, int dg) {
+  kernels::DeformableConvAttrs a;
+  a.strides = {stride, stride};
+  a.paddings = {pad, pad};
+  a.dilations = {dil, dil};
+  a.groups = groups;
+  a.deformable_groups = dg;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("deformable_conv: zero offsets and unit mask are a plain convolution; bad shapes fail", "[deformable_conv]") {
+  // 1x1x3x3 input, 2x2 all-ones filter, no padding: each output sums a 2x2 window.
+  Tensor x = f32(Shape{1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), w = f32(Shape{1, 1, 2, 2}, {1, 1, 1, 1});
+  Tensor off = f32(Shape{1, 8, 2, 2}, std::vector<float>(32, 0.0f)), m = f32(Shape{1, 4, 2, 2}, std::vector<float>(16, 1.0f));
+  Tensor out;
+  kernels::deformable_conv(x, off, m, w, out, dconv(1, 0, 1, 1, 1));
+  CHECK(values(out) == std::vector<double>{12, 16, 24, 28});
+  // Shifting every tap one pixel right (dw = 1): the right column reads zeros.
+  for (int64_t i = 0; i < 32; ++i) set(off, i, (i / 4) % 2 == 1 ? 1.0 : 0.0);
+  kernels::deformable_conv_v1(x, off, w, out, dconv(1, 0, 1, 1, 1));
+  CHECK(values(out) == std::vector<double>{16, 9, 28, 15});
+  Tensor short_off = f32(Shape{1, 6, 2, 2}, std::vector<float>(24, 0.0f));
+  CHECK_THROWS_WITH(kernels::deformable_conv(x, short_off, m, w, out, dconv(1, 0, 1, 1, 1)),
+                    Catch::Contains("Offset is [1, 6, 2, 2] but needs"));
+  CHECK_THROWS_WITH(kernels::deformable_conv(x, off, m, w, out, dconv(0, 0, 1, 1, 1)), Catch::Contains("strides"));
+}
+
+TEST_CASE("deformable_conv_grad: finite differences over Input, Offset, Mask and Filter", "[deformable_conv][grad]") {
+  // fp64: bilinear sampling has kinks at pixel boundaries (see grid_sampler).
+  std::mt19937 rng(9);
+  const kernels::DeformableConvAttrs a = dconv(2, 1, 1, 2, 2);
+  Tensor x = random(Shape{1, 4, 4, 5}, DType::kFP64, rng), w = random(Shape{2, 2, 3, 3}, DType::kFP64, rng);
+  Tensor off = random(Shape{1, 36, 2, 3}, DType::kFP64, rng, -1.5, 1.5), m = random(Shape{1, 18, 2, 3}, DType::kFP64, rng);
+  CHECK_GRADCHECK_OP("deformable_conv", {&x, &off, &m, &w},
+                     [&](Tensor& out) { kernels::deformable_conv(x, off, m, w, out, a); },
+                     [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                       kernels::deformable_conv_grad(x, off, m, w, dout, g[0], g[1], g[2], g[3], a);
+                     });
+  CHECK_GRADCHECK_OP("deformable_conv_v1", {&x, &off, &w},
+                     [&](Tensor& out) { kernels::deformable_conv_v1(x, off, w, out, a); },
+                     [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                       kernels::deformable_conv_v1_grad(x, off, w, dout, g[0], g[1], g[2], a);
+                     });
+}
