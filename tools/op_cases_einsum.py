@@ -2,7 +2,8 @@
 """Per-op Paddle references for einsum (see tools/op_caselib.py): forward and
 einsum_grad's Operands@GRAD for the equations models write (batched products,
 attention scores, transposes, dot products, sums), broadcasting "...",
-implicit output, diagonals and traces (repeated labels), upper-case labels, fp64.
+implicit output, diagonals and traces (repeated labels), upper-case labels, fp64,
+and products big enough for the kernel's batched-product (GEMM) path.
 
   python3 tools/op_cases_einsum.py   # rewrites test/fixtures/op_cases/einsum/
 """
@@ -37,6 +38,10 @@ def main():
     case("upper_case", "Ab,bc->Ac", [2, 3], [3, 4])
     case("bilinear_fp64", "bn,anm,bm->ba", [2, 3], [4, 3, 2], [2, 2], dtype="float64",
          notes="three operands in one einsum op")
+    # Big enough (>= 32K multiply-adds) for the kernel's batched-product path, forward and gradients.
+    case("attention_scores_gemm", "bhqd,bhkd->bhqk", [2, 2, 16, 32], [2, 2, 24, 32])
+    case("broadcast_gemm_fp64", "...ij,...jk->...ik", [3, 1, 12, 20], [4, 20, 16], dtype="float64")
+    case("permuted_gemm", "kbi,bjk->jbi", [24, 3, 30], [3, 18, 24], notes="summed label first, output transposed")
     oc.finish()
 
 

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/sgemm.h"
 #include "kernels/einsum.h"
 #include "kernels/shapes/einsum.h"
 
@@ -21,6 +22,100 @@ namespace {
 constexpr int kMaxSrc = shapes::kEinsumMaxOperands;
 using Strides = int64_t[shapes::kEinsumMaxLabels];
 
+/// Copies the elements of `src` at the points of labels `ls` (row-major
+/// over them, strides `st`) into contiguous `dst`; scatter() writes back.
+template <class T>
+void gather(const T* src, const int64_t* st, const shapes::EinsumPlan& p, const int* ls, int nl, T* dst) {
+  int64_t idx[shapes::kEinsumMaxLabels] = {}, off = 0, total = 1;
+  for (int q = 0; q < nl; ++q) total *= p.size[ls[q]];
+  for (int64_t e = 0; e < total; ++e) {
+    dst[e] = src[off];
+    for (int q = nl - 1; q >= 0; --q) {
+      off += st[ls[q]];
+      if (++idx[q] < p.size[ls[q]]) break;
+      off -= p.size[ls[q]] * st[ls[q]];
+      idx[q] = 0;
+    }
+  }
+}
+
+template <class T>
+void scatter(const T* src, const int64_t* st, const shapes::EinsumPlan& p, const int* ls, int nl, T* dst) {
+  int64_t idx[shapes::kEinsumMaxLabels] = {}, off = 0, total = 1;
+  for (int q = 0; q < nl; ++q) total *= p.size[ls[q]];
+  for (int64_t e = 0; e < total; ++e) {
+    dst[off] = src[e];
+    for (int q = nl - 1; q >= 0; --q) {
+      off += st[ls[q]];
+      if (++idx[q] < p.size[ls[q]]) break;
+      off -= p.size[ls[q]] * st[ls[q]];
+      idx[q] = 0;
+    }
+  }
+}
+
+/// The batched-product path for two sources: when every label (of size >
+/// 1) is a batch label (in both sources and dst), a row label (first source
+/// and dst), a column label (second source and dst) or a summed one (both
+/// sources, not dst), dst = per batch [rows x summed] @ [summed x columns],
+/// the operands gathered into that layout first (the transposes), the
+/// product on fluidc's packed GEMM for fp32. False: another pattern (a label
+/// summed within one source, a label only dst has), left to the loop.
+template <class T>
+bool batched_product(const shapes::EinsumPlan& p, const T* const* src, const int64_t* const* st, T* dst,
+                     const int64_t* dst_stride) {
+  int bl[shapes::kEinsumMaxLabels], ml[shapes::kEinsumMaxLabels], nl[shapes::kEinsumMaxLabels],
+      kl[shapes::kEinsumMaxLabels];
+  int nb = 0, nm = 0, nn = 0, nk = 0;
+  int64_t B = 1, M = 1, N = 1, K = 1;
+  for (int l = 0; l < p.num_labels; ++l) {
+    if (p.size[l] <= 1) continue;
+    const bool a = st[0][l] != 0, b = st[1][l] != 0, d = dst_stride[l] != 0;
+    if (a && b && d) bl[nb++] = l, B *= p.size[l];
+    else if (a && !b && d) ml[nm++] = l, M *= p.size[l];
+    else if (!a && b && d) nl[nn++] = l, N *= p.size[l];
+    else if (a && b && !d) kl[nk++] = l, K *= p.size[l];
+    else return false;
+  }
+  // Small products: the loop is as fast as the copies would be.
+  if (B * M * N * K < 32 * 1024) return false;
+  int la[shapes::kEinsumMaxLabels], lb[shapes::kEinsumMaxLabels], lc[shapes::kEinsumMaxLabels];
+  int na = 0, nbb = 0, nc = 0;
+  for (int q = 0; q < nb; ++q) la[na++] = lb[nbb++] = lc[nc++] = bl[q];
+  for (int q = 0; q < nm; ++q) la[na++] = lc[nc++] = ml[q];
+  for (int q = 0; q < nk; ++q) la[na++] = lb[nbb++] = kl[q];
+  for (int q = 0; q < nn; ++q) lb[nbb++] = lc[nc++] = nl[q];
+  Tensor& ta = scratch(Slot::kTmp0);
+  Tensor& tb = scratch(Slot::kTmp1);
+  Tensor& tc = scratch(Slot::kAcc);
+  const DType dt = DTypeOf<T>::value;
+  ta.resize(Shape{B * M * K}, dt);
+  tb.resize(Shape{B * K * N}, dt);
+  tc.resize(Shape{B * M * N}, dt);
+  gather(src[0], st[0], p, la, na, ta.data<T>());
+  gather(src[1], st[1], p, lb, nbb, tb.data<T>());
+  for (int64_t i = 0; i < B; ++i) {
+    const T* A = ta.data<T>() + i * M * K;
+    const T* Bm = tb.data<T>() + i * K * N;
+    T* C = tc.data<T>() + i * M * N;
+    if constexpr (std::is_same_v<T, float>) {
+      packed_sgemm(false, false, M, N, K, 1.0f, A, K, Bm, N, 0.0f, C, N);
+    } else {
+      for (int64_t r = 0; r < M; ++r) {
+        T* cr = C + r * N;
+        std::fill(cr, cr + N, T(0));
+        for (int64_t q = 0; q < K; ++q) {
+          const T a = A[r * K + q];
+          const T* br = Bm + q * N;
+          for (int64_t c = 0; c < N; ++c) cr[c] += a * br[c];
+        }
+      }
+    }
+  }
+  scatter(tc.data<T>(), dst_stride, p, lc, nc, dst);
+  return true;
+}
+
 /// dst[outer] = sum_inner prod_j src[j][...] where the outer labels are
 /// those dst moves along (dst_stride != 0) and the inner ones the rest.
 /// Every dst element is written once (zero when it lies off the labels,
@@ -29,6 +124,9 @@ template <class T>
 void sum_of_products(const shapes::EinsumPlan& p, int ns, const T* const* src, const int64_t* const* src_stride,
                      T* dst, const int64_t* dst_stride, int64_t dst_numel) {
   std::fill(dst, dst + dst_numel, T(0));
+  for (int l = 0; l < p.num_labels; ++l)
+    if (p.size[l] == 0) return;  // nothing to sum: zeros
+  if (ns == 2 && batched_product(p, src, src_stride, dst, dst_stride)) return;
   int outer[shapes::kEinsumMaxLabels], inner[shapes::kEinsumMaxLabels];
   int no = 0, ni = 0;
   int64_t n_outer = 1, n_inner = 1;

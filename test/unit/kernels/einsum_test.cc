@@ -79,9 +79,12 @@ TEST_CASE("einsum_grad: finite differences (matmul, broadcast, diagonal, three o
   } cases[] = {{"bij,bjk->bik", {Shape{2, 3, 4}, Shape{2, 4, 2}}},
                {"...ij,...jk->...ik", {Shape{2, 1, 2, 3}, Shape{3, 3, 2}}},
                {"ii->i", {Shape{3, 3}}},
-               {"bn,anm,bm->ba", {Shape{2, 3}, Shape{2, 3, 2}, Shape{2, 2}}}};
+               {"bn,anm,bm->ba", {Shape{2, 3}, Shape{2, 3, 2}, Shape{2, 2}}},
+               // >= 32K multiply-adds: the batched-product (GEMM) path, forward and both gradients.
+               {"ji,jk->ki", {Shape{32, 32}, Shape{32, 32}}}};
   for (DType dt : {DType::kFP64, DType::kFP32})
     for (const auto& c : cases) {
+      if (dt == DType::kFP32 && c.shapes[0].numel() > 100) continue;  // fp64 covers the big one
       std::vector<Tensor> xs;
       for (const auto& s : c.shapes) xs.push_back(random(s, dt, rng));
       std::vector<Tensor*> wrt;
