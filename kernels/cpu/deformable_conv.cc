@@ -3,12 +3,13 @@
 // Per image: the columns col[c, i, j, p] = Mask * Input[c] sampled
 // bilinearly at output point p's tap (i, j) moved by Offset (Paddle's
 // modulated im2col), then per group Output = Filter x col. The gradient
-// runs the same sampling backwards. Plain loops: correct first; the
-// product is not on the packed GEMM yet.
+// runs the same sampling backwards. The fp32 products (Output, Filter@GRAD
+// and the columns' gradient) run on fluidc's packed GEMM; fp64 on loops.
 #include <cmath>
 #include <vector>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/sgemm.h"
 #include "kernels/sampling.h"
 #include "kernels/shapes/sampling.h"
 
@@ -126,6 +127,12 @@ void forward(const Geo& g, const T* x, const T* offset, const T* mask, const T* 
   const int64_t cin_g = g.Cin / g.groups, cout_g = g.Cout / g.groups, kg = cin_g * g.taps(), hw = g.hw();
   for (int64_t n = 0; n < g.N; ++n) {
     im2col(g, x, offset, mask, n, col);
+    if constexpr (std::is_same_v<T, float>) {
+      for (int64_t grp = 0; grp < g.groups; ++grp)
+        packed_sgemm(false, false, cout_g, hw, kg, 1.0f, w + grp * cout_g * kg, kg, col + grp * kg * hw, hw, 0.0f,
+                     out + (n * g.Cout + grp * cout_g) * hw, hw);
+      continue;
+    }
     parallel_items(g.Cout, kg * hw, [&](int64_t cb, int64_t ce) {
       thread_local std::vector<Acc<T>> acc;  // grow-only: steady-state steps allocate nothing
       if (acc.size() < static_cast<size_t>(hw)) acc.resize(static_cast<size_t>(hw));
@@ -144,6 +151,37 @@ void forward(const Geo& g, const T* x, const T* offset, const T* mask, const T* 
   }
 }
 
+// The fp64 products of the gradient: Filter@GRAD += Output@GRAD @ col^T and
+// dcol = Filter^T @ Output@GRAD, per group, for image n.
+template <class T>
+void filter_grad_loops(const Geo& g, int64_t n, const T* dout, const T* col, T* dw) {
+  const int64_t cout_g = g.Cout / g.groups, kg = g.Cin / g.groups * g.taps(), hw = g.hw();
+  for (int64_t co = 0; co < g.Cout; ++co) {
+    const int64_t grp = co / cout_g;
+    const T* go = dout + (n * g.Cout + co) * hw;
+    for (int64_t k = 0; k < kg; ++k) {
+      const T* cr = col + (grp * kg + k) * hw;
+      Acc<T> s = 0;
+      for (int64_t p = 0; p < hw; ++p) s += static_cast<Acc<T>>(go[p]) * cr[p];
+      dw[co * kg + k] += static_cast<T>(s);
+    }
+  }
+}
+
+template <class T>
+void col_grad_loops(const Geo& g, int64_t n, const T* w, const T* dout, T* dcol) {
+  const int64_t cout_g = g.Cout / g.groups, kg = g.Cin / g.groups * g.taps(), hw = g.hw();
+  for (int64_t ck = 0; ck < g.Cin * g.taps(); ++ck) {
+    const int64_t grp = ck / kg, k = ck % kg;
+    for (int64_t p = 0; p < hw; ++p) {
+      Acc<T> s = 0;
+      for (int64_t co = grp * cout_g; co < (grp + 1) * cout_g; ++co)
+        s += static_cast<Acc<T>>(w[co * kg + k]) * dout[(n * g.Cout + co) * hw + p];
+      dcol[ck * hw + p] = static_cast<T>(s);
+    }
+  }
+}
+
 template <class T>
 void backward(const Geo& g, const T* x, const T* offset, const T* mask, const T* w, const T* dout, T* dx, T* doff,
               T* dmask, T* dw, T* col, T* dcol) {
@@ -151,27 +189,23 @@ void backward(const Geo& g, const T* x, const T* offset, const T* mask, const T*
   for (int64_t n = 0; n < g.N; ++n) {
     if (dw) {
       im2col(g, x, offset, mask, n, col);
-      for (int64_t co = 0; co < g.Cout; ++co) {
-        const int64_t grp = co / cout_g;
-        const T* go = dout + (n * g.Cout + co) * hw;
-        for (int64_t k = 0; k < kg; ++k) {
-          const T* cr = col + (grp * kg + k) * hw;
-          Acc<T> s = 0;
-          for (int64_t p = 0; p < hw; ++p) s += static_cast<Acc<T>>(go[p]) * cr[p];
-          dw[co * kg + k] += static_cast<T>(s);
-        }
+      if constexpr (std::is_same_v<T, float>) {
+        // Filter@GRAD[group] += Output@GRAD[group] (cout_g x hw) @ col[group]^T (hw x kg).
+        for (int64_t grp = 0; grp < g.groups; ++grp)
+          packed_sgemm(false, true, cout_g, kg, hw, 1.0f, dout + (n * g.Cout + grp * cout_g) * hw, hw,
+                       col + grp * kg * hw, hw, 1.0f, dw + grp * cout_g * kg, kg);
+      } else {
+        filter_grad_loops(g, n, dout, col, dw);
       }
     }
     if (!dx && !doff && !dmask) continue;
     // dcol[c, t, p] = sum over the group's outputs of Filter * Output@GRAD.
-    for (int64_t ck = 0; ck < g.Cin * g.taps(); ++ck) {
-      const int64_t grp = ck / kg, k = ck % kg;
-      for (int64_t p = 0; p < hw; ++p) {
-        Acc<T> s = 0;
-        for (int64_t co = grp * cout_g; co < (grp + 1) * cout_g; ++co)
-          s += static_cast<Acc<T>>(w[co * kg + k]) * dout[(n * g.Cout + co) * hw + p];
-        dcol[ck * hw + p] = static_cast<T>(s);
-      }
+    if constexpr (std::is_same_v<T, float>) {
+      for (int64_t grp = 0; grp < g.groups; ++grp)  // dcol[group] = Filter[group]^T @ Output@GRAD[group]
+        packed_sgemm(true, false, kg, hw, cout_g, 1.0f, w + grp * cout_g * kg, kg,
+                     dout + (n * g.Cout + grp * cout_g) * hw, hw, 0.0f, dcol + grp * kg * hw, hw);
+    } else {
+      col_grad_loops(g, n, w, dout, dcol);
     }
     for (int64_t c = 0; c < g.Cin; ++c) {
       const T* plane = x + (n * g.Cin + c) * g.H * g.W;
