@@ -39,6 +39,7 @@ SCRIPTS = [
     "fixtures_models.py",       # models/*: ResNet-18, MobileNetV2, an encoder saved by Paddle 2.6.2 + references
     "fixtures_resnet_train.py", # resnet18_train: one ResNet-18 training step at batch 4 on synthesized weights
     "fixtures_sparse_train.py", # embedding_sparse_{momentum,sgd}: sparse (SELECTED_ROWS) embedding gradients
+    "op_autodiff_indexing.py",  # op_autodiff/*: fluidc's own backward through set_value, einsum, grid_sampler, ...
 ]
 # Per-op references, one script per op family (tools/op_caselib.py): test/fixtures/op_cases/<family>/.
 SCRIPTS += sorted(p.name for p in TOOLS.glob("op_cases_*.py"))

@@ -50,6 +50,10 @@ std::vector<OpDef> build_table() {
   add_detection_ops(table);
   add_distributed_ops(table);
   add_sequence_ops(table);
+  add_set_value_ops(table);
+  add_einsum_ops(table);
+  add_sampling_ops(table);
+  add_index_put_ops(table);
   // An elementwise op keeps X's rows, so it keeps their sequences too; a
   // gradient op gives each input's gradient that input's LoD (Paddle's
   // ShareLoD(X, X@GRAD)).

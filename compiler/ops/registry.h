@@ -35,5 +35,9 @@ void add_interp_ops(std::vector<OpDef>& table);
 void add_detection_ops(std::vector<OpDef>& table);
 void add_distributed_ops(std::vector<OpDef>& table);
 void add_sequence_ops(std::vector<OpDef>& table);
+void add_set_value_ops(std::vector<OpDef>& table);
+void add_einsum_ops(std::vector<OpDef>& table);
+void add_sampling_ops(std::vector<OpDef>& table);
+void add_index_put_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops

@@ -1,0 +1,113 @@
+// test/unit/kernels/sampling_test.cc - grid_sampler: hand-checked samples, bad grids and attributes, gradients.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/sampling.h"
+#include "runtime/error.h"
+#include "test/unit/kernels/gradcheck.h"
+
+using namespace fluidc;
+using namespace fluidc::test;
+using kernels::GridSamplerAttrs;
+
+namespace {
+
+GridSamplerAttrs gs(const char* mode, const char* pad, bool align) {
+  GridSamplerAttrs a;
+  a.mode = mode;
+  a.padding_mode = pad;
+  a.align_corners = align;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("grid_sampler: corners, centre, padding, non-finite points", "[grid_sampler]") {
+  // A 2x2 image; sample its corners, its centre and a point far outside.
+  Tensor x = f32(Shape{1, 1, 2, 2}, {1, 2, 3, 4}), out;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor g = f32(Shape{1, 1, 5, 2}, {-1, -1, 1, 1, 0, 0, 3, 0, nan, 0});
+  kernels::grid_sampler(x, g, out, gs("bilinear", "zeros", true));
+  CHECK(out.shape() == Shape{1, 1, 1, 5});
+  CHECK(values(out) == std::vector<double>{1, 4, 2.5, 0, 0});
+  kernels::grid_sampler(x, g, out, gs("bilinear", "border", true));
+  CHECK(values(out)[3] == 3);  // clamped to the right edge: (2 + 4) / 2
+  CHECK(values(out)[4] == 0);  // NaN reads nothing
+  kernels::grid_sampler(x, g, out, gs("nearest", "reflection", false));
+  CHECK(values(out)[0] == 1);
+  CHECK_THROWS_WITH(kernels::grid_sampler(x, g, out, gs("bicubic", "zeros", true)), Catch::Contains("mode must be"));
+  CHECK_THROWS_WITH(kernels::grid_sampler(x, g, out, gs("bilinear", "wrap", true)),
+                    Catch::Contains("padding_mode must be"));
+  Tensor bad = f32(Shape{1, 1, 1, 3}, {0, 0, 0});
+  CHECK_THROWS_WITH(kernels::grid_sampler(x, bad, out, gs("bilinear", "zeros", true)),
+                    Catch::Contains("Grid must be [N, H_out, W_out, 2]"));
+  Tensor x5 = f32(Shape{1, 1, 1, 2, 2}, {1, 2, 3, 4});
+  CHECK_THROWS_WITH(kernels::grid_sampler(x5, g, out, gs("bilinear", "zeros", true)), Catch::Contains("4-D"));
+}
+
+TEST_CASE("grid_sampler_grad: finite differences over X and Grid, every padding mode", "[grid_sampler][grad]") {
+  // fp64 only: the sampled value has kinks where a point crosses a pixel
+  // column, which fp32's 1e-2 step would straddle.
+  std::mt19937 rng(5);
+  for (const char* pad : {"zeros", "border", "reflection"})
+    for (bool align : {true, false}) {
+      Tensor x = random(Shape{2, 2, 3, 4}, DType::kFP64, rng), g = random(Shape{2, 3, 2, 2}, DType::kFP64, rng, -1.3, 1.3);
+      const GridSamplerAttrs a = gs("bilinear", pad, align);
+      INFO(pad << " align_corners " << align);
+      CHECK_GRADCHECK_OP("grid_sampler", {&x, &g}, [&](Tensor& out) { kernels::grid_sampler(x, g, out, a); },
+                         [&](const Tensor& dout, std::vector<Tensor*>& gr) {
+                           kernels::grid_sampler_grad(x, g, dout, gr[0], gr[1], a);
+                         });
+    }
+}
+
+namespace {
+
+kernels::DeformableConvAttrs dconv(int stride, int pad, int dil, int groups, int dg) {
+  kernels::DeformableConvAttrs a;
+  a.strides = {stride, stride};
+  a.paddings = {pad, pad};
+  a.dilations = {dil, dil};
+  a.groups = groups;
+  a.deformable_groups = dg;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("deformable_conv: zero offsets and unit mask are a plain convolution; bad shapes fail", "[deformable_conv]") {
+  // 1x1x3x3 input, 2x2 all-ones filter, no padding: each output sums a 2x2 window.
+  Tensor x = f32(Shape{1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), w = f32(Shape{1, 1, 2, 2}, {1, 1, 1, 1});
+  Tensor off = f32(Shape{1, 8, 2, 2}, std::vector<float>(32, 0.0f)), m = f32(Shape{1, 4, 2, 2}, std::vector<float>(16, 1.0f));
+  Tensor out;
+  kernels::deformable_conv(x, off, m, w, out, dconv(1, 0, 1, 1, 1));
+  CHECK(values(out) == std::vector<double>{12, 16, 24, 28});
+  // Shifting every tap one pixel right (dw = 1): the right column reads zeros.
+  for (int64_t i = 0; i < 32; ++i) set(off, i, (i / 4) % 2 == 1 ? 1.0 : 0.0);
+  kernels::deformable_conv_v1(x, off, w, out, dconv(1, 0, 1, 1, 1));
+  CHECK(values(out) == std::vector<double>{16, 9, 28, 15});
+  Tensor short_off = f32(Shape{1, 6, 2, 2}, std::vector<float>(24, 0.0f));
+  CHECK_THROWS_WITH(kernels::deformable_conv(x, short_off, m, w, out, dconv(1, 0, 1, 1, 1)),
+                    Catch::Contains("Offset is [1, 6, 2, 2] but needs"));
+  CHECK_THROWS_WITH(kernels::deformable_conv(x, off, m, w, out, dconv(0, 0, 1, 1, 1)), Catch::Contains("strides"));
+}
+
+TEST_CASE("deformable_conv_grad: finite differences over Input, Offset, Mask and Filter", "[deformable_conv][grad]") {
+  // fp64: bilinear sampling has kinks at pixel boundaries (see grid_sampler).
+  std::mt19937 rng(9);
+  const kernels::DeformableConvAttrs a = dconv(2, 1, 1, 2, 2);
+  Tensor x = random(Shape{1, 4, 4, 5}, DType::kFP64, rng), w = random(Shape{2, 2, 3, 3}, DType::kFP64, rng);
+  Tensor off = random(Shape{1, 36, 2, 3}, DType::kFP64, rng, -1.5, 1.5), m = random(Shape{1, 18, 2, 3}, DType::kFP64, rng);
+  CHECK_GRADCHECK_OP("deformable_conv", {&x, &off, &m, &w},
+                     [&](Tensor& out) { kernels::deformable_conv(x, off, m, w, out, a); },
+                     [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                       kernels::deformable_conv_grad(x, off, m, w, dout, g[0], g[1], g[2], g[3], a);
+                     });
+  CHECK_GRADCHECK_OP("deformable_conv_v1", {&x, &off, &w},
+                     [&](Tensor& out) { kernels::deformable_conv_v1(x, off, w, out, a); },
+                     [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                       kernels::deformable_conv_v1_grad(x, off, w, dout, g[0], g[1], g[2], a);
+                     });
+}
