@@ -35,5 +35,6 @@ void add_interp_ops(std::vector<OpDef>& table);
 void add_detection_ops(std::vector<OpDef>& table);
 void add_distributed_ops(std::vector<OpDef>& table);
 void add_sequence_ops(std::vector<OpDef>& table);
+void add_crf_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
