@@ -39,6 +39,8 @@ SCRIPTS = [
     "fixtures_models.py",       # models/*: ResNet-18, MobileNetV2, an encoder saved by Paddle 2.6.2 + references
     "fixtures_resnet_train.py", # resnet18_train: one ResNet-18 training step at batch 4 on synthesized weights
     "fixtures_sparse_train.py", # embedding_sparse_{momentum,sgd}: sparse (SELECTED_ROWS) embedding gradients
+    "fixtures_crf_tagger.py",   # crf_tagger, crf_tagger_infer: BiGRU-CRF on LoD input (linear_chain_crf, crf_decoding)
+    "fixtures_lod_lstm_train.py",  # lod_lstm_classifier: dynamic_lstm + sequence_pool training
 ]
 # Per-op references, one script per op family (tools/op_caselib.py): test/fixtures/op_cases/<family>/.
 SCRIPTS += sorted(p.name for p in TOOLS.glob("op_cases_*.py"))
