@@ -181,9 +181,10 @@ def make_inference(built, scope, exe, rng):
     model_bytes = (out / "model.pdmodel").read_bytes()
 
     # Paddle 2.6.2's save_inference_model prunes gru's intermediate outputs (BatchGate, ...), after which
-    # Paddle itself cannot run the saved model ("No Output(BatchGate) found for GRU operator"). The
-    # expectations are Paddle's run of the for_test clone it saved, in the trained scope, recorded under
-    # the saved model's fetch names (Paddle adds a scale by 1 before each fetch).
+    # its static Executor cannot run the saved model ("No Output(BatchGate) found for GRU operator"; Paddle
+    # Inference's predictor can, and gives the same paths). The expectations are the Executor's run of the
+    # for_test clone it saved, in the trained scope, recorded under the saved model's fetch names (Paddle
+    # adds a scale by 1 before each fetch).
     with paddle.static.scope_guard(paddle.static.Scope()):
         _, feed_names, targets = paddle.static.load_inference_model(str(out / "model"), exe)
         fetch_names = [t.name for t in targets]
@@ -195,8 +196,8 @@ def make_inference(built, scope, exe, rng):
             fl.save_npy(out / "inputs" / f"words_{case}.npy", ids)
             fl.save_npy(out / "inputs" / f"words_{case}.lod0.npy", offsets)
             vals = exe.run(prog, feed={"words": lod_tensor(ids, offsets)}, fetch_list=fetch, return_numpy=False)
-            for name, v in zip(fetch_names, vals):
-                stem = name.replace("/", "_")  # the binary's file name for a fetch (runtime/var_file_name.h)
+            for fetch_name, v in zip(fetch_names, vals):
+                stem = fetch_name.replace("/", "_")  # the binary's file name for a fetch (runtime/var_file_name.h)
                 fl.save_npy(out / "expected" / f"{stem}_{case}.npy", np.asarray(v))
                 for level, offs in enumerate(v.lod()):
                     fl.save_npy(out / "expected" / f"{stem}_{case}.lod{level}.npy", np.asarray(offs, np.int64))
@@ -206,8 +207,8 @@ def make_inference(built, scope, exe, rng):
     fl.write_json(out / "meta.json", {
         "kind": "inference", "name": name, "script": fl.rel(SCRIPT), **fl.versions(), "source_fixture": "crf_tagger",
         "feed_names": feed_names, "fetch_names": fetch_names, "cases": cases,
-        "expected_from": "Paddle's run of the for_test clone the model was saved from (Paddle 2.6.2 cannot run its "
-                         "own saved model: save_inference_model drops gru's BatchGate outputs)",
+        "expected_from": "Paddle's Executor running the for_test clone the model was saved from (its Executor cannot "
+                         "run the saved model: save_inference_model drops gru's BatchGate outputs)",
         "tolerance": "ViterbiPath and every LoD exactly; the emission within 1e-5 relative, 1e-7 absolute",
         "ops": fl.op_types(model_bytes)})
     print(f"{name}: {len(cases)} cases, fetches {fetch_names}: {cases}")
