@@ -84,6 +84,11 @@ def main():
             n = p.input("n", [len(padded)], dtype="int64", value=padded, grad=False)
             p.case(name, [decode(x, w, y, n)], grads=False)
 
+    with oc.program(FAMILY) as p:  # Paddle's double kernel: the path from sums in float64
+        x = p.input("x", [9, TAGS], dtype="float64", low=-3, high=3, lod=[[4, 5]], grad=False)
+        w = p.input("w", [TAGS + 2, TAGS], dtype="float64", grad=False)
+        p.case("decoding_lod_fp64", [decode(x, w)], grads=False)
+
     oc.finish()
 
 
