@@ -1,4 +1,4 @@
-// kernels/crf.h - the linear-chain CRF: linear_chain_crf (negative log-likelihood, forward-backward gradient) and crf_decoding (Viterbi).
+// kernels/crf.h - the linear-chain CRF: linear_chain_crf (negative log-likelihood, forward-backward gradient), crf_decoding (Viterbi), and chunk_eval (the taggers' chunk precision/recall).
 //
 // Sequences come either from Emission's LoD ([N, D] rows, one LoD level) or,
 // in Paddle's padded form, from Length: Emission [B, S, D], sequence b is
@@ -8,6 +8,10 @@
 // Sequences may be empty. fp32 and fp64.
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -42,5 +46,29 @@ void linear_chain_crf_grad(const Tensor& emission, const Tensor& transition, con
 /// 0 where it does not.
 void crf_decoding(const Tensor& emission, const Tensor& transition, const Tensor* label, const Tensor* length,
                   Tensor& viterbi_path);
+
+/// Attributes of `chunk_eval`.
+struct ChunkEvalAttrs {
+  int num_chunk_types = 0;             ///< chunk types; tag values run to num_chunk_types * tags per type
+  std::string chunk_scheme = "IOB";    ///< "IOB", "IOE", "IOBES" or "plain" (one tag per type)
+  std::vector<int> excluded_chunk_types;  ///< types left out of every count
+
+  template <class F>
+  static void fields(F&& f) {
+    f("num_chunk_types", &ChunkEvalAttrs::num_chunk_types, true);
+    f("chunk_scheme", &ChunkEvalAttrs::chunk_scheme);
+    f("excluded_chunk_types", &ChunkEvalAttrs::excluded_chunk_types);
+  }
+};
+/// Paddle's chunk_eval: splits each sequence of Inference and of Label into
+/// chunks by the scheme (tag = value % tags per type, type = value / tags
+/// per type; type num_chunk_types, i.e. the value num_chunk_types * tags per
+/// type, is outside every chunk, and larger values are an error) and counts
+/// the chunks of each and those in both (same begin, end and type). Precision, Recall, F1-Score (float32 [1], 0 when
+/// undefined) and the three counts (int64 [1]). Sequences come from
+/// Inference's LoD, or with SeqLength from rows of the [B, S] padded form.
+void chunk_eval(const Tensor& inference, const Tensor& label, const Tensor* seq_length, Tensor& precision,
+                Tensor& recall, Tensor& f1_score, Tensor& num_infer_chunks, Tensor& num_label_chunks,
+                Tensor& num_correct_chunks, const ChunkEvalAttrs& attrs);
 
 }  // namespace fluidc::kernels

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Per-op Paddle references for the linear-chain CRF (see tools/op_caselib.py):
 linear_chain_crf (LogLikelihood, and the Alpha / EmissionExps / TransitionExps
-it records, with Emission@GRAD and Transition@GRAD) and crf_decoding (with
-and without Label), on ragged LoD batches (lengths 1, 5, 3, and an empty
+it records, with Emission@GRAD and Transition@GRAD), crf_decoding (with
+and without Label) and chunk_eval (every scheme), on ragged LoD batches (lengths 1, 5, 3, and an empty
 sequence, which Paddle allows) and in the padded form with Length.
 
 Paddle 2.6's Python API no longer writes either op (they were paddle.fluid
@@ -41,6 +41,19 @@ def decode(emission, transition, label=None, length=None):
         ins["Length"] = length
     helper.append_op(type="crf_decoding", inputs=ins, outputs={"ViterbiPath": path})
     return path
+
+
+def chunk_eval(inference, label, scheme, excluded, seq_length=None):
+    """Fluid's layers.chunk_eval: [Precision, Recall, F1-Score, NumInferChunks, NumLabelChunks, NumCorrectChunks]."""
+    helper = LayerHelper("chunk_eval")
+    names = ["Precision", "Recall", "F1-Score", "NumInferChunks", "NumLabelChunks", "NumCorrectChunks"]
+    outs = {k: helper.create_variable_for_type_inference("float32" if i < 3 else "int64") for i, k in enumerate(names)}
+    ins = {"Inference": inference, "Label": label}
+    if seq_length is not None:
+        ins["SeqLength"] = seq_length
+    helper.append_op(type="chunk_eval", inputs=ins, outputs=outs,
+                     attrs={"num_chunk_types": 3, "chunk_scheme": scheme, "excluded_chunk_types": excluded})
+    return [outs[k] for k in names]
 
 
 def main():
@@ -88,6 +101,24 @@ def main():
         x = p.input("x", [9, TAGS], dtype="float64", low=-3, high=3, lod=[[4, 5]], grad=False)
         w = p.input("w", [TAGS + 2, TAGS], dtype="float64", grad=False)
         p.case("decoding_lod_fp64", [decode(x, w)], grads=False)
+
+    # chunk_eval (the taggers' metric): each scheme, excluded types, an empty sequence, the padded form.
+    tags_per_type = {"IOB": 2, "IOE": 2, "IOBES": 4, "plain": 1}
+    for name, scheme, excluded, lod in [("chunk_eval_iob", "IOB", [], [[6, 0, 9, 5]]),
+                                        ("chunk_eval_ioe_excluded", "IOE", [1], [[6, 9, 5]]),
+                                        ("chunk_eval_iobes", "IOBES", [], [[6, 9, 5]]),
+                                        ("chunk_eval_plain", "plain", [0], [[6, 9, 5]])]:
+        top = 3 * tags_per_type[scheme]  # 3 chunk types; the value `top` is outside every chunk
+        rows = sum(lod[0])
+        with oc.program(FAMILY) as p:
+            inf = p.input("inf", [rows, 1], dtype="int64", low=0, high=top + 1, grad=False, lod=lod)
+            lab = p.input("lab", [rows, 1], dtype="int64", low=0, high=top + 1, grad=False, lod=lod)
+            p.case(name, chunk_eval(inf, lab, scheme, excluded), grads=False)
+    with oc.program(FAMILY) as p:
+        inf = p.input("inf", [3, 7], dtype="int64", low=0, high=5, grad=False)
+        lab = p.input("lab", [3, 7], dtype="int64", low=0, high=5, grad=False)
+        n = p.input("n", [3], dtype="int64", value=[7, 0, 4], grad=False)
+        p.case("chunk_eval_padded", chunk_eval(inf, lab, "IOB", [], n), grads=False)
 
     oc.finish()
 

@@ -1,8 +1,9 @@
-// compiler/ops/crf.cc - the linear-chain CRF family's op table: linear_chain_crf, its gradient, crf_decoding.
+// compiler/ops/crf.cc - the linear-chain CRF family's op table: linear_chain_crf, its gradient, crf_decoding, chunk_eval.
 //
 // Both ops take Emission as a LoD tensor [N, D] or, with Length, padded
 // [B, S, D] (kernels/crf.h). Paddle gives none of linear_chain_crf's outputs
 // a LoD; crf_decoding's ViterbiPath takes Emission's (set by the kernel).
+#include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/rule_infer.h"
 #include "compiler/ops/shape_ctx.h"
@@ -49,6 +50,17 @@ void infer_crf_decoding(ShapeCtx& c) {
   c.set_output("ViterbiPath", path);
 }
 
+// Precision, Recall, F1-Score float32 [1]; the three counts int64 [1].
+void infer_chunk_eval(ShapeCtx& c) {
+  TensorType t;
+  t.known = true;
+  t.dims = {1};
+  t.dtype = pb::VarType::FP32;
+  for (const char* slot : {"Precision", "Recall", "F1-Score"}) c.set_output(slot, t);
+  t.dtype = pb::VarType::INT64;
+  for (const char* slot : {"NumInferChunks", "NumLabelChunks", "NumCorrectChunks"}) c.set_output(slot, t);
+}
+
 }  // namespace
 
 void add_crf_ops(std::vector<OpDef>& t) {
@@ -65,6 +77,12 @@ void add_crf_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "crf_decoding", .family = "crf",
                .inputs = {{"Emission"}, {"Transition"}, {"Label", true}, {"Length", true}},
                .outputs = {{"ViterbiPath"}}, .infer_shape = infer_crf_decoding});
+  // The taggers' evaluation metric beside crf_decoding (Fluid's layers.chunk_eval).
+  t.push_back({.type = "chunk_eval", .family = "crf", .inputs = {{"Inference"}, {"Label"}, {"SeqLength", true}},
+               .outputs = {{"Precision"}, {"Recall"}, {"F1-Score"}, {"NumInferChunks"}, {"NumLabelChunks"},
+                           {"NumCorrectChunks"}},
+               .attrs = kernel_attrs<kernels::ChunkEvalAttrs>(), .attrs_struct = "ChunkEvalAttrs",
+               .infer_shape = infer_chunk_eval, .share_lod = kShareLodNone});
 }
 
 }  // namespace fluidc::ops

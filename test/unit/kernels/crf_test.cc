@@ -162,3 +162,30 @@ TEST_CASE("crf_decoding finds the best path (as enumeration does), marks labels,
   CHECK(get(pp, 1) == 0);
   CHECK(get(pp, 2) == 0);
 }
+
+TEST_CASE("chunk_eval counts IOB chunks as Paddle does, leaving out excluded types", "[crf]") {
+  // 2 chunk types, IOB: 0 B-0, 1 I-0, 2 B-1, 3 I-1, 4 outside. Sequences of 5 and 3 rows.
+  Tensor label = i64(Shape{8, 1}, {0, 1, 4, 2, 3, 2, 4, 0}), inference = i64(Shape{8, 1}, {0, 1, 4, 2, 4, 2, 4, 1});
+  with_lod(inference, {0, 5, 8});
+  Tensor p, r, f, ni, nl, nc;
+  kernels::ChunkEvalAttrs a;
+  a.num_chunk_types = 2;
+  kernels::chunk_eval(inference, label, nullptr, p, r, f, ni, nl, nc, a);
+  // Label chunks (0-1, 0) (3-4, 1) | (0, 1) (2, 0); inference (0-1, 0) (3, 1) | (0, 1) (2, 0): I-0 after O begins one.
+  CHECK(values(ni) == std::vector<double>{4});
+  CHECK(values(nl) == std::vector<double>{4});
+  CHECK(values(nc) == std::vector<double>{3});
+  CHECK(get(p, 0) == Approx(0.75));
+  CHECK(get(f, 0) == Approx(0.75));
+  a.excluded_chunk_types = {1};
+  kernels::chunk_eval(inference, label, nullptr, p, r, f, ni, nl, nc, a);
+  CHECK(values(nc) == std::vector<double>{2});
+  CHECK(values(nl) == std::vector<double>{2});
+  a.chunk_scheme = "BIO";
+  CHECK_THROWS_WITH(kernels::chunk_eval(inference, label, nullptr, p, r, f, ni, nl, nc, a),
+                    Catch::Contains("chunk_scheme must be IOB, IOE, IOBES or plain, got 'BIO'"));
+  a.chunk_scheme = "IOB";
+  Tensor big = i64(Shape{8, 1}, {0, 1, 5, 2, 3, 2, 4, 0});
+  CHECK_THROWS_WITH(kernels::chunk_eval(inference, big, nullptr, p, r, f, ni, nl, nc, a),
+                    Catch::Contains("Label value 5 (entry 2) is out of range [0, 5)"));
+}
