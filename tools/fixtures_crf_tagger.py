@@ -7,7 +7,8 @@ Model (LAC's lex_net with small sizes): lookup_table v1 (50, 16) on LoD word ids
   fc 3*8 -> gru 8, and fc 3*8 -> gru 8 (is_reverse), concatenated along axis 1 -> fc 5 (the emission)
   -> linear_chain_crf (Transition 'crfw' [7, 5], learning rate x0.2) -> mean; crf_decoding on the same
   emission and 'crfw' (LAC computes it in training too, for chunk_eval). fc and gru weights Uniform(-0.1,
-  0.1) with L2Decay(1e-4), as LAC's. SGD(0.1), batch 8 sentences.
+  0.1) with L2Decay(1e-4), as LAC's; chunk_eval (IOB) of the decoded path against the tags, as LAC's
+  training program has. SGD(0.1), batch 8 sentences.
 
 crf_tagger (training):
   data/words.npy       int64 [rows, 1], every sentence's word ids one after another
@@ -92,6 +93,16 @@ def crf_decoding(emission, transition):
     return path
 
 
+def chunk_eval(path, target):
+    """Fluid's layers.chunk_eval as LAC runs it on the decoded path: IOB over (TAGS - 1) / 2 chunk types."""
+    helper = LayerHelper("chunk_eval")
+    names = ["Precision", "Recall", "F1-Score", "NumInferChunks", "NumLabelChunks", "NumCorrectChunks"]
+    outs = {k: helper.create_variable_for_type_inference("float32" if i < 3 else "int64") for i, k in enumerate(names)}
+    helper.append_op(type="chunk_eval", inputs={"Inference": path, "Label": target}, outputs=outs,
+                     attrs={"num_chunk_types": (TAGS - 1) // 2, "chunk_scheme": "IOB", "excluded_chunk_types": []})
+    return outs
+
+
 def tagger():
     words = paddle.static.data("words", [-1, 1], "int64", lod_level=1)
     target = paddle.static.data("target", [-1, 1], "int64", lod_level=1)
@@ -107,6 +118,7 @@ def tagger():
     path = crf_decoding(emission, transition)
     test_program = paddle.static.default_main_program().clone(for_test=True)
     loss = paddle.mean(linear_chain_crf(emission, target, transition))
+    chunk_eval(path, target)
     paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
     return {"feeds": [words, target], "loss": loss, "test_program": test_program, "path": path,
             "emission": emission}
