@@ -158,7 +158,9 @@ void lstm(const Tensor& input, const Tensor* h0, const Tensor* c0, const Tensor&
           Tensor& hidden, Tensor& cell, Tensor* batch_gate, Tensor* batch_cell_pre_act, const LstmAttrs& attrs);
 /// Paddle's lstm_grad: the gradients through Hidden only (Paddle does not
 /// differentiate the Cell output); the forward outputs it is given are not
-/// read (recomputed from the inputs).
+/// read (recomputed from the inputs). Always the true gradient: Paddle
+/// 2.6.2's float32 CPU kernel is wrong when D is a multiple of 8 (its AVX
+/// path; tools/check_paddle_lstm_grad.py), so references use other sizes.
 void lstm_grad(const Tensor& input, const Tensor* h0, const Tensor* c0, const Tensor& weight, const Tensor& bias,
                const Tensor* hidden, const Tensor* cell, const Tensor* batch_gate, const Tensor* batch_cell_pre_act,
                const Tensor& hidden_grad, Tensor* input_grad, Tensor* h0_grad, Tensor* c0_grad, Tensor* weight_grad,

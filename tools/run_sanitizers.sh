@@ -30,14 +30,14 @@ if [ "$what" != fuzz ]; then
   ninja -C "$root/build-asan"
   echo "sanitizer build: $((SECONDS - start)) s"
   start=$SECONDS
-  # Left out here, and run by the normal suite: the out-of-tree projects of install.* and examples.embed_model
-  # (they link the sanitized runtime archives with their own, unsanitized flags), models.step_alloc (its
+  # Left out here, and run by the normal suite: the out-of-tree projects of install.*, examples.embed_model and
+  # examples.ocr (they link the sanitized runtime archives with their own, unsanitized flags), models.step_alloc (its
   # malloc-counting hook replaces the allocator that ASan must own), the CUDA tests (nvcc links generated
   # code with its own host compiler, without the sanitizer runtime that the sanitized archives need), and the
   # distributed jobs dist.* (gRPC is not built with the sanitizers; these multi-process jobs have not been
   # run under them yet, and their fault tests bound exit times that ASan would stretch).
   (cd "$root/build-asan" && FLUIDC_CXXFLAGS="$san $debug" ctest --output-on-failure -j2 \
-     -E '^(install\.|examples\.embed_model$|models\.step_alloc$|cuda_|dist\.)')
+     -E '^(install\.|examples\.(embed_model|ocr)$|models\.step_alloc$|cuda_|dist\.)')
   echo "sanitizer test suite: $((SECONDS - start)) s"
 fi
 

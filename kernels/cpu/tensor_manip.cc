@@ -169,6 +169,30 @@ void slice_grad(const Tensor& input, const Tensor* starts_tensor, const Tensor* 
   buf.finish();
 }
 
+// Out's LoD, Paddle's rule: along axis 0, when every input has a LoD, their
+// sequences one after another (the offsets renumbered); otherwise X[0]'s.
+static void concat_lod(const Tensor* const* xs, int n, int axis, Tensor& out) {
+  const rt::Lod* first = xs[0]->lod();
+  bool append = axis == 0 && first;
+  for (int i = 1; append && i < n; ++i) {
+    const rt::Lod* l = xs[i]->lod();
+    if (!l) append = false;
+    else if (l->size() != first->size())
+      rt::fail(fmt::format("concat: X #{} has {} LoD levels but X #0 has {}", i, l->size(), first->size()));
+  }
+  if (!append) {
+    out.share_lod(*xs[0]);
+    return;
+  }
+  rt::Lod lod = *first;  // built apart: Out may be one of the inputs
+  for (int i = 1; i < n; ++i)
+    for (size_t level = 0; level < lod.size(); ++level) {
+      const std::vector<uint64_t>& in = (*xs[i]->lod())[level];
+      for (size_t j = 1; j < in.size(); ++j) lod[level].push_back(lod[level].back() + (in[j] - in[j - 1]));
+    }
+  out.mutable_lod() = std::move(lod);
+}
+
 void concat(const Tensor* const* xs, int n, const Tensor* axis_tensor, Tensor& out, const ConcatAttrs& attrs) {
   if (n < 1) rt::fail("concat: needs at least one input");
   ConcatAttrs a = attrs;
@@ -198,6 +222,7 @@ void concat(const Tensor* const* xs, int n, const Tensor* axis_tensor, Tensor& o
     w.begin[axis] += xs[i]->dim(axis);
   }
   buf.finish();
+  concat_lod(xs, n, axis, out);
 }
 
 void concat_grad(const Tensor* const* xs, int n, const Tensor& out_grad, Tensor* const* x_grads, int m,

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# test/e2e/lod_infer_case.sh - an inference fixture on LoD input (tools/fixtures_crf_tagger.py): builds the model with
+# its parameters, runs each case's inputs (inputs/FEED_CASE.npy, offsets in FEED_CASE.lod<l>.npy, fed with --lod) and
+# compares every fetch with Paddle's expected/FETCH_CASE.npy: within 1e-5 relative (1e-7 absolute), or exactly for the
+# fetches the fixture's `exact` file lists (decoded tag paths); every LoD the fetches carry must equal Paddle's.
+# usage: lod_infer_case.sh FLUIDC NPY_COMPARE FIXTURE_DIR WORK_DIR
+set -euo pipefail
+fluidc=$1 compare=$2 fixture=$3 work=$4
+rm -rf "$work" && mkdir -p "$work"
+"$fluidc" build "$fixture/model.pdmodel" --params "$fixture/model.pdiparams" -o "$work/model"
+is_lod() { [[ $1 =~ \.lod[0-9]+\.npy$ ]]; }
+cases=0
+for lod0 in "$fixture"/inputs/*.lod0.npy; do  # one case per LoD input file set: FEED_CASE.lod0.npy
+  case=$(basename "$lod0" .lod0.npy)
+  case=${case##*_}
+  feeds=()
+  for f in "$fixture"/inputs/*_"$case".npy; do
+    is_lod "$f" && continue
+    stem=$(basename "$f" .npy) name=${stem%_"$case"}
+    levels=$(ls "$fixture/inputs/$stem".lod*.npy 2>/dev/null | sort -V | paste -sd, || true)
+    feeds+=(--feed "$name=$f")
+    [ -z "$levels" ] || feeds+=(--lod "$name=$levels")
+  done
+  out=$work/out_$case
+  "$work/model" "${feeds[@]}" --fetch-dir "$out" > /dev/null
+  compared=0
+  for f in "$fixture"/expected/*_"$case".npy; do
+    is_lod "$f" && continue
+    stem=$(basename "$f" .npy) name=${stem%_"$case"}
+    tol=(--rtol 1e-5 --atol 1e-7)
+    grep -qxF "$name" "$fixture/exact" && tol=(--rtol 0 --atol 0)
+    echo "$case $name:"
+    "$compare" "$out/$name.npy" "$f" "${tol[@]}"
+    for l in "$out/$name".lod*.npy "$fixture/expected/$stem".lod*.npy; do
+      [ -e "$l" ] || continue
+      level=${l##*.lod}
+      [ -e "$fixture/expected/$stem.lod$level" ] || { echo "MISMATCH: fluidc gives $name a LoD Paddle does not"; exit 1; }
+      [ -e "$out/$name.lod$level" ] || { echo "MISMATCH: Paddle gives $name a LoD fluidc does not"; exit 1; }
+      "$compare" "$out/$name.lod$level" "$fixture/expected/$stem.lod$level" --rtol 0 --atol 0 > /dev/null ||
+        { echo "MISMATCH: $name.lod$level"; exit 1; }
+    done
+    compared=$((compared + 1))
+  done
+  [ "$compared" -gt 0 ] || { echo "no expected/*_$case.npy in $fixture"; exit 1; }
+  cases=$((cases + 1))
+done
+[ "$cases" -gt 0 ] || { echo "no inputs/*.lod0.npy in $fixture"; exit 1; }
+echo "$cases input sets match Paddle (LoD offsets exactly)"
