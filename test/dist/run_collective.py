@@ -225,7 +225,7 @@ def alive(pid):
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def fault_trial(a, work, tag, sig, want, timeout_ms):
+def fault_trial(a, work, tag, sig, want, timeout_ms, victim_rank=1, wait=0.0):
     log = "%s/%s.log" % (work, tag)
     cmd = mpirun_cmd(a.mpirun, [[work + "/coll"] + data_args(work) +
                                 ["--steps", "100000000", "--log-every", "100",
@@ -242,10 +242,11 @@ def fault_trial(a, work, tag, sig, want, timeout_ms):
         ranks = children(p.pid)
         time.sleep(0.05)
     rank_pids.extend(ranks.values())
-    victim = ranks[1]
+    time.sleep(wait)
+    victim = ranks[victim_rank]
     os.kill(victim, sig)
     killed = time.time()
-    survivors = [ranks[r] for r in ranks if r != 1]
+    survivors = [ranks[r] for r in ranks if r != victim_rank]
     while time.time() - killed < 10 and (p.poll() is None or any(alive(s) for s in survivors)):
         time.sleep(0.05)
     took = time.time() - killed
@@ -253,16 +254,28 @@ def fault_trial(a, work, tag, sig, want, timeout_ms):
         os.kill(victim, signal.SIGKILL)
     text = open(log).read()
     if p.poll() is None or any(alive(s) for s in survivors):
-        fail("%s: after %s of rank 1, the job did not end within 10 s:\n%s" % (tag, sig.name, text[-3000:]))
+        fail("%s: after %s of rank %d, the job did not end within 10 s:\n%s" % (tag, sig.name, victim_rank, text[-3000:]))
     if p.returncode == 0:
-        fail("%s: mpirun exited 0 after %s of rank 1" % (tag, sig.name))
+        fail("%s: mpirun exited 0 after %s of rank %d" % (tag, sig.name, victim_rank))
     if not all(w in text for w in want):
         fail("%s: the output does not say %s:\n%s" % (tag, want, text[-3000:]))
-    print("%s: %s of rank 1 -> mpirun exited %d and every rank was gone after %.1f s; output says %s"
-          % (tag, sig.name, p.returncode, took, want))
+    print("%s: %s of rank %d -> mpirun exited %d and every rank was gone after %.1f s; output says %s"
+          % (tag, sig.name, victim_rank, p.returncode, took, want))
+    return took
 
 
 def mode_fault(a, work):
+    if a.random_trials:
+        rng = random.Random(int(os.environ.get("FLUIDC_FAULT_SEED", "1")))
+        worst = 0.0
+        for k in range(a.random_trials):
+            v = rng.randrange(a.ranks)
+            worst = max(worst, fault_trial(a, work, "rand%d" % k, signal.SIGKILL,
+                                           ["mpirun noticed that process rank %d " % v, "exited on signal 9"], 5000,
+                                           victim_rank=v, wait=rng.uniform(0, 1.5)))
+        print("PASS: %d kill -9 of a random rank at a random time: the job always ended non-zero, naming the rank, "
+              "within %.1f s" % (a.random_trials, worst))
+        return
     # A dead rank: mpirun notices its exit at once and ends the job, naming the rank.
     fault_trial(a, work, "kill", signal.SIGKILL, ["mpirun noticed that process rank 1 ", "exited on signal 9"], 5000)
     # A stuck rank (stopped): rank 0 waits in the all-reduce until its watchdog's bound (2 s here).
@@ -281,6 +294,7 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--mpirun", default=shutil.which("mpirun"))
+    ap.add_argument("--random-trials", type=int, default=0, help="fault: this many kills of a random rank instead")
     a = ap.parse_args()
     if not a.mpirun:
         fail("mpirun not found")
