@@ -165,6 +165,8 @@ void finalize_comm() {
 void abort_comm(int code) {
   std::fflush(stdout);
   std::fflush(stderr);
+  // Alone (a 1-rank job, or no mpirun) there is no one to take down: a plain exit, without MPI's banner.
+  if (g.up && g.size == 1) finalize_comm();
   if (g.up) MPI_Abort(MPI_COMM_WORLD, code);
   _exit(code);
 }
