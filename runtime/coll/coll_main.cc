@@ -105,6 +105,7 @@ int run_coll_main(int argc, char** argv, const rt::ModelInfo& info) {
     init_comm(comm_config(v));
     check_launch(v);
     if (!info.is_trainer) rt::fail(fmt::format("{} holds collective ops but is not a training program", info.program));
+    check_same_program(info.program, info.program_sha256);
     std::string shard;
     if (comm_size() > 1) {
       shard = fmt::format("--shard={}/{}", comm_rank(), comm_size());

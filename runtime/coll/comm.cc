@@ -20,6 +20,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -169,6 +170,22 @@ void abort_comm(int code) {
   if (g.up && g.size == 1) finalize_comm();
   if (g.up) MPI_Abort(MPI_COMM_WORLD, code);
   _exit(code);
+}
+
+void check_same_program(const char* program, const char* sha256) {
+  need_comm("the program check");
+  // The first 16 hex digits of the program's sha256; min over ranks of it and of its complement
+  // give the min and the max in one call.
+  uint64_t h = std::strtoull(std::string(sha256).substr(0, 16).c_str(), nullptr, 16);
+  uint64_t v[2] = {h, ~h};
+  {
+    Bounded bound("the check that every rank runs the same program");
+    check(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (program check)");
+  }
+  if (v[0] != ~v[1])
+    rt::fail(fmt::format("the ranks run different programs: this one is built from {} (sha256 {}...), another rank's "
+                         "is not; give every rank the same binary (one `fluidc opt --collective --nranks N` split)",
+                         program, std::string(sha256).substr(0, 16)));
 }
 
 void allreduce_sum(const rt::Tensor& x, rt::Tensor& out, int ring_id, int nranks) {

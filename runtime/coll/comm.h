@@ -15,6 +15,9 @@ void init_comm(const CommConfig& c);
 bool comm_up();
 int comm_rank();
 int comm_size();
+/// Fails (on every rank) unless every rank runs the program with this sha256:
+/// ranks of different splits would all-reduce mismatched tensors.
+void check_same_program(const char* program, const char* sha256);
 /// MPI_Finalize after a clean run.
 void finalize_comm();
 /// After an error on this rank: MPI_Abort, so mpirun ends every other rank at

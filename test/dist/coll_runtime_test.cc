@@ -44,6 +44,8 @@ TEST_CASE("collective ops: refusals and the 1-rank job") {
   REQUIRE(coll::comm_up());
   REQUIRE(coll::comm_rank() == 0);
   REQUIRE(coll::comm_size() == 1);
+  // Alone, a rank always runs the same program as every rank.
+  CHECK_NOTHROW(coll::check_same_program("p.pdmodel", "0123456789abcdef0123456789abcdef"));
 
   // One rank: the sum is the value itself, in place or into another tensor.
   coll::allreduce_sum(x, x, 0, 0);

@@ -74,6 +74,13 @@ def build(a, work):
     run([a.fluidc, "build", work + "/c.pbtxt", "--startup", work + "/c.startup7.pbtxt", "-o", work + "/coll7"])
     run([a.fluidc, "build", a.fixture + "/main.pdmodel", "--startup", a.fixture + "/startup.pdmodel", "-o",
          work + "/single"])
+    # Another split (for one rank more): a rank running it beside the others is refused.
+    if getattr(a, "mode", "") == "train":
+        run([a.fluidc, "opt", a.fixture + "/main.pdmodel", "--startup", a.fixture + "/startup.pdmodel",
+             "--passes=distribute", "--collective", "--nranks", str(a.ranks + 1), "--startup-out",
+             work + "/other.startup.pbtxt", "-o", work + "/other.pbtxt"])
+        run([a.fluidc, "build", work + "/other.pbtxt", "--startup", work + "/other.startup.pbtxt", "-o",
+             work + "/coll_other"])
 
 
 def data_args(work, batch=BATCH):
@@ -128,7 +135,12 @@ def check_misuse(a, work):
     if r.returncode == 0 or want not in r.stdout + r.stderr:
         fail("a 1-rank job of a %d-rank program: want a non-zero exit and '%s', got %d:\n%s%s"
              % (a.ranks, want, r.returncode, r.stdout, r.stderr))
-    print("misuse: 3 launch mistakes refused with a clear error")
+    # A rank running another split of the program: refused before any step.
+    rc, out = job(a, work, lambda r: ["--steps", "1"], binary=lambda r: "coll_other" if r == a.ranks - 1 else "coll")
+    want = "the ranks run different programs"
+    if rc == 0 or want not in out:
+        fail("ranks of different splits: want a non-zero exit and '%s', got %d:\n%s" % (want, rc, out[-3000:]))
+    print("misuse: 4 launch mistakes refused with a clear error")
 
 
 def same_file(x, y):
