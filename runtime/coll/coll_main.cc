@@ -28,7 +28,7 @@ constexpr CollFlag kCollFlags[] = {
     {"trainer-id", "PADDLE_TRAINER_ID", "must equal this process's MPI rank when given"},
     {"trainers", "PADDLE_TRAINERS_NUM", "must equal the MPI job's size when given"},
     {"dist-timeout-ms", "FLUIDC_DIST_TIMEOUT_MS", "bound on one collective before the job fails (default 5000)"},
-    {"connect-timeout-ms", "FLUIDC_DIST_CONNECT_TIMEOUT_MS", "bound on the first collective (default 30000)"},
+    {"connect-timeout-ms", "FLUIDC_DIST_CONNECT_TIMEOUT_MS", "bound on the collectives up to the first all-reduce (default 30000)"},
 };
 
 long long to_int(const std::string& what, const std::string& v) {

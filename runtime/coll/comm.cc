@@ -96,16 +96,15 @@ class Watchdog {
 };
 Watchdog g_watchdog;
 
-// Arms the watchdog for one call; the first collective of the run gets the longer bound.
+// Arms the watchdog for one call. Up to the end of the first all-reduce (the
+// program check, the startup's broadcasts, step 1) ranks may be apart by their
+// start-up and data loading: the longer bound; every later call the shorter.
 class Bounded {
  public:
   explicit Bounded(std::string what) {
     g_watchdog.arm(std::move(what), g.first_done ? g.config.timeout_ms : g.config.first_timeout_ms);
   }
-  ~Bounded() {
-    g_watchdog.disarm();
-    g.first_done = true;
-  }
+  ~Bounded() { g_watchdog.disarm(); }
 };
 
 void check(int rc, const char* what) {
@@ -204,6 +203,7 @@ void allreduce_sum(const rt::Tensor& x, rt::Tensor& out, int ring_id, int nranks
   Bounded bound(fmt::format("c_allreduce_sum (ring {}, {} elements)", ring_id, out.numel()));
   check(MPI_Allreduce(MPI_IN_PLACE, out.raw(), static_cast<int>(out.numel()), type, MPI_SUM, MPI_COMM_WORLD),
         "MPI_Allreduce (c_allreduce_sum)");
+  g.first_done = true;
 }
 
 void broadcast(const rt::Tensor& x, rt::Tensor& out, int root, int ring_id) {

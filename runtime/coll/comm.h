@@ -6,8 +6,8 @@
 namespace fluidc::coll {
 
 struct CommConfig {
-  int64_t timeout_ms = 5000;          ///< bound on one collective after the first (a peer dead or stuck)
-  int64_t first_timeout_ms = 30000;   ///< bound on the first (ranks start and load data at different speeds)
+  int64_t timeout_ms = 5000;          ///< bound on one collective after the first all-reduce (a peer dead or stuck)
+  int64_t first_timeout_ms = 30000;   ///< up to it (ranks start and load data at different speeds)
 };
 
 /// MPI_Init_thread (once); rank and size of MPI_COMM_WORLD.
