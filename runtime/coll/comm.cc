@@ -40,14 +40,28 @@ struct State {
 };
 State g;
 
+// What a collective in flight is, for the watchdog's message (formatted only
+// when it fires: arming costs no allocation).
+struct Call {
+  const char* op = "";
+  int ring_id = -1;    ///< -1: not a ring op (the program check)
+  int64_t count = 0;   ///< elements (all-reduce), or the root (broadcast)
+};
+
+std::string describe(const Call& c) {
+  if (c.ring_id < 0) return c.op;
+  if (std::strcmp(c.op, "c_broadcast") == 0) return fmt::format("c_broadcast (ring {}, root {})", c.ring_id, c.count);
+  return fmt::format("{} (ring {}, {} elements)", c.op, c.ring_id, c.count);
+}
+
 // Exits the process when an armed collective outlives its bound. It calls
 // no MPI function (MPI is initialised MPI_THREAD_FUNNELED).
 class Watchdog {
  public:
   void start() { thread_ = std::thread([this] { loop(); }); }
-  void arm(std::string what, int64_t ms) {
+  void arm(const Call& call, int64_t ms) {
     std::lock_guard<std::mutex> lock(mu_);
-    what_ = std::move(what);
+    call_ = call;
     bound_ms_ = ms;
     deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
     armed_ = true;
@@ -80,7 +94,7 @@ class Watchdog {
       std::fprintf(stderr,
                    "error: rank %d of %d: %s waited over %lld ms for the other ranks: one of them is dead or stuck "
                    "(raise FLUIDC_DIST_TIMEOUT_MS / --dist-timeout-ms for slow steps)\n",
-                   g.rank, g.size, what_.c_str(), static_cast<long long>(bound_ms_));
+                   g.rank, g.size, describe(call_).c_str(), static_cast<long long>(bound_ms_));
       std::fflush(stderr);
       _exit(1);  // not exit(): the main thread is inside MPI; mpirun ends the other ranks
     }
@@ -88,7 +102,7 @@ class Watchdog {
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread thread_;
-  std::string what_;
+  Call call_;
   int64_t bound_ms_ = 0;
   std::chrono::steady_clock::time_point deadline_;
   bool armed_ = false, stop_ = false;
@@ -101,8 +115,8 @@ Watchdog g_watchdog;
 // start-up and data loading: the longer bound; every later call the shorter.
 class Bounded {
  public:
-  explicit Bounded(std::string what) {
-    g_watchdog.arm(std::move(what), g.first_done ? g.config.timeout_ms : g.config.first_timeout_ms);
+  explicit Bounded(const Call& call) {
+    g_watchdog.arm(call, g.first_done ? g.config.timeout_ms : g.config.first_timeout_ms);
   }
   ~Bounded() { g_watchdog.disarm(); }
 };
@@ -120,7 +134,7 @@ void need_comm(const char* op) {
     rt::fail(fmt::format("{}: collective ops run only in the binary's own main, under mpirun (docs/distributed.md)", op));
 }
 
-// The MPI type of a dtype c_allreduce_sum adds; nullptr for those it refuses.
+// The MPI type of a dtype c_allreduce_sum adds; MPI_DATATYPE_NULL for those it refuses.
 MPI_Datatype sum_type(rt::DType t) {
   switch (t) {
     case rt::DType::kFP32: return MPI_FLOAT;
@@ -178,7 +192,7 @@ void check_same_program(const char* program, const char* sha256) {
   uint64_t h = std::strtoull(std::string(sha256).substr(0, 16).c_str(), nullptr, 16);
   uint64_t v[2] = {h, ~h};
   {
-    Bounded bound("the check that every rank runs the same program");
+    Bounded bound(Call{"the check that every rank runs the same program"});
     check(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (program check)");
   }
   if (v[0] != ~v[1])
@@ -200,7 +214,7 @@ void allreduce_sum(const rt::Tensor& x, rt::Tensor& out, int ring_id, int nranks
                          rt::dtype_name(x.dtype())));
   copy_into(x, out);
   if (out.numel() > INT32_MAX) rt::fail("c_allreduce_sum: more than 2^31-1 elements in one tensor");
-  Bounded bound(fmt::format("c_allreduce_sum (ring {}, {} elements)", ring_id, out.numel()));
+  Bounded bound(Call{"c_allreduce_sum", ring_id, out.numel()});
   check(MPI_Allreduce(MPI_IN_PLACE, out.raw(), static_cast<int>(out.numel()), type, MPI_SUM, MPI_COMM_WORLD),
         "MPI_Allreduce (c_allreduce_sum)");
   g.first_done = true;
@@ -210,7 +224,7 @@ void broadcast(const rt::Tensor& x, rt::Tensor& out, int root, int ring_id) {
   need_comm("c_broadcast");
   if (root < 0 || root >= g.size)
     rt::fail(fmt::format("c_broadcast: root {} is not a rank of this job (0..{})", root, g.size - 1));
-  Bounded bound(fmt::format("c_broadcast (ring {}, root {})", ring_id, root));
+  Bounded bound(Call{"c_broadcast", ring_id, root});
   // Header first: dtype, rank, dims. Every rank learns the root's type.
   constexpr int kMaxRank = rt::Shape::kMaxRank;
   int64_t head[2 + kMaxRank] = {};
