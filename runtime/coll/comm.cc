@@ -171,8 +171,12 @@ int comm_size() { return g.size; }
 
 void finalize_comm() {
   if (!g.up) return;
+  // MPI_Finalize waits for every rank (a rank stuck after its last all-reduce would hold the others here).
+  {
+    Bounded bound(Call{"MPI_Finalize"});
+    MPI_Finalize();
+  }
   g_watchdog.stop();
-  MPI_Finalize();
   g.up = false;
 }
 
