@@ -81,10 +81,10 @@ void check_launch(std::map<std::string, std::string>& v) {
     rt::fail(fmt::format("PADDLE_TRAINER_ID / --trainer-id is {} but this process is MPI rank {}", v["trainer-id"], rank));
 }
 
-void print_help() {
+void print_help(const char* argv0) {
   std::printf("collective trainer: run under mpirun, e.g. `mpirun -np 2 %s --data ...`; every rank takes its\n"
               "shard of the data (rank I of N: batches I, I+N, ...). Paddle's variables or these flags:\n",
-              "BINARY");
+              argv0);
   for (const auto& f : kCollFlags) std::printf("  --%-20s $%s: %s\n", f.flag, f.env, f.help);
   std::printf("\n");
 }
@@ -95,7 +95,7 @@ int run_coll_main(int argc, char** argv, const rt::ModelInfo& info) {
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--version") == 0) return rt::run_model_main(argc, argv, info);
   if (rt::wants_help(argc, argv)) {
-    print_help();
+    print_help(argv[0]);
     return rt::run_model_main(argc, argv, info);
   }
   int rc = 1;
