@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(cmake ninja-build clang libclang-rt-14-dev llvm-14-tools python3 libprotobuf-dev protobuf-compiler libfmt-dev catch2 libdnnl-dev
           libclang-cpp14-dev libclang-14-dev libclang-common-14-dev llvm-14-dev  # the embedded compiler
-          libgrpc++-dev protobuf-compiler-grpc)  # the parameter-server runtime (runtime/dist)
+          libgrpc++-dev protobuf-compiler-grpc  # the parameter-server runtime (runtime/dist)
+          libopenmpi-dev openmpi-bin)  # the collective runtime (runtime/coll) and mpirun
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -167,11 +167,14 @@ class Emitter {
     out << main_fns << startup_fns;
     emit_info(out);
     out << fmt::format("}}  // namespace {}\n", ns_);
-    // Programs with communication ops (kernels/dist.h) start through the distributed launcher.
+    // Programs with communication ops (kernels/dist.h, kernels/coll.h) start through their launcher.
     if (opts_.emit_main)
       out << fmt::format("\nint main(int argc, char** argv) {{\n"
                          "  return {}(argc, argv, {}::model_info());\n}}\n",
-                         families_.count("dist") ? "fluidc::dist::run_dist_main" : target_.main_function(), ns_);
+                         families_.count("dist")   ? "fluidc::dist::run_dist_main"
+                         : families_.count("coll") ? "fluidc::coll::run_coll_main"
+                                                   : target_.main_function(),
+                         ns_);
     EmittedProgram result{out.str(), ns_, opts_.embed_params ? params_symbol(ns_) : "", {}};
     for (size_t k = 0; k < shards_.size(); ++k) result.shards.emplace_back(shard_file(k + 1), shard_source(k));
     return result;

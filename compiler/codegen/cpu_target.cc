@@ -144,7 +144,9 @@ class CpuTarget final : public Target {
     cmd.insert(cmd.end(), {"-o", r.output, "-L" + toolchain().lib_dir});
     // Communication ops: runtime/dist and gRPC, shared (so libstdc++ is shared too: one copy for both).
     if (r.dist) cmd.insert(cmd.end(), {"-lfluidc_dist", "-lfluidc_send_recv_proto"});
+    if (r.coll) cmd.push_back("-lfluidc_coll");  // collective ops: runtime/coll, then libmpi (shared, from the system)
     cmd.insert(cmd.end(), {"-lfluidc_kernels", "-lfluidc_runtime"});
+    if (r.coll) cmd.push_back("-lmpi");
     if (r.dist) cmd.insert(cmd.end(), {"-lgrpc++", "-lgrpc", "-lgpr", "-labsl_synchronization", "-lprotobuf", "-lpthread"});
     else cmd.insert(cmd.end(), {"-lpthread", "-static-libstdc++", "-static-libgcc"});
     append_user_flags(cmd);
@@ -175,7 +177,9 @@ class CpuTarget final : public Target {
       cm += fmt::format("target_link_libraries(model {} fluidc_dist fluidc_send_recv_proto fluidc_kernels fluidc_runtime "
                         "grpc++ grpc gpr absl_synchronization protobuf pthread)\n",
                         use);
-    else if (!r.library)
+    if (r.coll)  // collective ops: runtime/coll and MPI
+      cm += fmt::format("target_link_libraries(model {} fluidc_coll fluidc_kernels fluidc_runtime mpi pthread)\n", use);
+    if (!r.dist && !r.library)
       cm += "target_link_options(model PRIVATE -static-libstdc++ -static-libgcc)\n";
     // $FLUIDC_CXXFLAGS as `fluidc build` takes it, read when configuring
     // (e.g. sanitizers matching a sanitized runtime); a library hands the

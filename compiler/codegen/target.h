@@ -34,6 +34,8 @@ struct BuildRecipe {
   bool library = false;
   /// The program holds communication ops: link runtime/dist and gRPC (no other binary does).
   bool dist = false;
+  /// The program holds collective ops: link runtime/coll and MPI (no other binary does).
+  bool coll = false;
 };
 
 class Target {

@@ -45,6 +45,7 @@ struct Prepared {
   std::string params_blob;  ///< combined params to embed; empty when none
   LibSources lib;           ///< `--emit lib`: the class header and its methods
   bool dist = false;        ///< holds communication ops: links runtime/dist and gRPC
+  bool coll = false;        ///< holds collective ops (family "coll"): links runtime/coll and MPI
 };
 
 // The target of the build in progress: --target, chosen in prepare().
@@ -187,27 +188,31 @@ LibSpec library_spec(const BuildOptions& o) {
   return spec;
 }
 
-// Communication ops compile through their emit hooks (runtime/dist, gRPC);
-// those without one (the collective ops so far) have no runtime: one error
-// listing every such op. Returns whether the programs hold communication ops.
-bool check_communication(const Program& main, const std::optional<Program>& startup) {
+// Communication ops compile through their emit hooks: the parameter-server
+// ops (family "dist") call runtime/dist (gRPC), the collective ops (family
+// "coll") runtime/coll (MPI). One error lists every op with no hook, and
+// one refuses a program that mixes the two modes (one main() each).
+// Returns the families of the communication ops found.
+std::set<std::string> check_communication(const Program& main, const std::optional<Program>& startup) {
   std::vector<std::string> found;
-  bool any = false;
+  std::set<std::string> families;
   auto scan = [&](const Program& p) {
     for (int b = 0; b < p.num_blocks(); ++b)
       for (int i = 0; i < p.block(b).ops_size(); ++i)
         if (const ops::OpDef* def = ops::find_op(p.block(b).ops(i).type()); def && def->has(ops::kCommunication)) {
-          any = true;
+          families.insert(def->family);
           if (!def->emit_cpu) found.push_back(p.loc(b, i).str());
         }
   };
   scan(main);
   if (startup) scan(*startup);
-  if (found.empty()) return any;
-  user_error(fmt::format("cannot compile {} communication op{} yet: the collective ops (c_allreduce_sum, "
-                         "c_broadcast, stream syncs) have no runtime in fluidc; parameter-server programs "
-                         "(send, recv, barriers, listen_and_serv) do (docs/distributed.md):\n  {}",
-                         found.size(), found.size() == 1 ? "" : "s", fmt::join(found, "\n  ")));
+  if (families.count("dist") && families.count("coll"))
+    user_error("the program holds both parameter-server ops (send, recv, listen_and_serv...) and collective ops "
+               "(c_allreduce_sum, c_broadcast...): split it in one mode only (docs/distributed.md)");
+  if (found.empty()) return families;
+  user_error(fmt::format("cannot compile {} communication op{}: no runtime for {} in fluidc (docs/distributed.md):\n  {}",
+                         found.size(), found.size() == 1 ? "" : "s", found.size() == 1 ? "it" : "them",
+                         fmt::join(found, "\n  ")));
 }
 
 Prepared prepare(const BuildOptions& options) {
@@ -222,11 +227,12 @@ Prepared prepare(const BuildOptions& options) {
     o.memory_plan = false;
   }
   Loaded in = load_inputs(o);
-  const bool dist = check_communication(in.main, in.startup);  // the distribute pass itself runs only in `fluidc opt`
+  const std::set<std::string> comm = check_communication(in.main, in.startup);  // the pass itself runs only in `fluidc opt`
   PipelineResult r = run_pipeline(in.main, in.startup, pipeline_options(o, false));
   check_target_support(r.main);
   Prepared p;
-  p.dist = dist;
+  p.dist = comm.count("dist") > 0;
+  p.coll = comm.count("coll") > 0;
   if (!o.params_path.empty()) p.params_blob = load_params_blob(o, r.main, r.info);
   EmitOptions eo;
   eo.main_name = fs::path(o.main_path).filename().string();
@@ -262,6 +268,7 @@ BuildRecipe write_sources(const Prepared& p, const fs::path& dir, const BuildOpt
   r.opt_level = o.opt_level;
   r.library = !o.emit_main;
   r.dist = p.dist;
+  r.coll = p.coll;
   r.sources.push_back(target().source_file());
   write_text(dir / r.sources.back(), p.program.source);
   for (const auto& [name, text] : p.program.shards) {

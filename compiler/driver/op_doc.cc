@@ -43,7 +43,9 @@ std::string traits(const ops::OpDef& def) {
   if (def.has(ops::kRandom)) t.push_back("random");
   if (def.has(ops::kSideEffect)) t.push_back("side effect");
   if (def.has(ops::kCommunication))
-    t.push_back(def.emit_cpu ? "communication (links runtime/dist and gRPC)" : "communication (build refuses it: no runtime yet)");
+    t.push_back(!def.emit_cpu             ? "communication (build refuses it: no runtime yet)"
+                : def.family == "coll" ? "communication (links runtime/coll and MPI)"
+                                       : "communication (links runtime/dist and gRPC)");
   return t.empty() ? "" : fmt::format("{}", fmt::join(t, ", "));
 }
 

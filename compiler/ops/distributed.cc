@@ -7,13 +7,17 @@
 // attributes are Paddle's (its send_recv and collective ops), so the
 // programs the pass writes load in Paddle and fluidc alike. The
 // parameter-server ops compile to calls into runtime/dist (kernels/dist.h,
-// family "dist"), which only binaries holding them link; the collective ops
-// have no CPU path yet, so `fluidc build` refuses them (listed).
+// family "dist", gRPC), the collective ops to calls into runtime/coll
+// (kernels/coll.h, family "coll", MPI); only binaries holding them link
+// those libraries.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
+#include <utility>
 
 #include "compiler/ir/attrs.h"
+#include "compiler/ir/op_role.h"
 #include "compiler/ops/emit_ctx.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
@@ -172,6 +176,58 @@ void emit_listen_and_serv(EmitCtx& c) {
       attr_int(c.op(), "distributed_mode", 0), recv.size(), serve.size(), fmt::join(calls, " "));
 }
 
+// ---- CPU code of the collective ops: calls into runtime/coll (MPI) ----
+
+// The ranks the program was split for: the distribute pass scales the loss
+// gradient's seed (the op with op_role Backward|Loss) by 1/N in place right
+// after it. 0 when the program does not say (then the runtime cannot check).
+int program_nranks(const Program& p) {
+  const auto& ops = p.block(0).ops();
+  for (int i = 0; i + 1 < ops.size(); ++i) {
+    const int role = static_cast<int>(attr_int(ops[i], "op_role", 0));
+    if (!(role & kOpRoleBackward) || !(role & kOpRoleLoss) || ops[i + 1].type() != "scale") continue;
+    const auto outs = op_outputs(ops[i + 1], "Out");
+    const double scale = attr_float(ops[i + 1], "scale", 1.0);
+    if (outs.size() != 1 || op_inputs(ops[i + 1], "X") != outs || !(scale > 0 && scale < 1)) continue;
+    const double n = 1.0 / scale;
+    if (std::abs(n - std::round(n)) < 1e-3) return static_cast<int>(std::round(n));
+  }
+  return 0;
+}
+
+// One X and one Out (Paddle's slots); Out is usually X (in place).
+std::pair<std::string, std::string> one_in_out(EmitCtx& c) {
+  const auto xs = op_inputs(c.op(), "X");
+  const auto outs = op_outputs(c.op(), "Out");
+  if (xs.size() != 1 || outs.size() != 1)
+    user_error(fmt::format("{}: one X and one Out expected, got {} and {}", c.op().type(), xs.size(), outs.size()));
+  return {xs[0], outs[0]};
+}
+
+void emit_c_allreduce_sum(EmitCtx& c) {
+  const auto [x, out] = one_in_out(c);
+  c.body() << fmt::format("  fluidc::coll::allreduce_sum({}, {}, {}, {});\n", c.var(x), c.var(out),
+                          attr_int(c.op(), "ring_id", 0), program_nranks(c.program()));
+}
+
+void emit_c_broadcast(EmitCtx& c) {
+  const auto [x, out] = one_in_out(c);
+  c.body() << fmt::format("  fluidc::coll::broadcast({}, {}, {}, {});\n", c.var(x), c.var(out),
+                          attr_int(c.op(), "root", 0), attr_int(c.op(), "ring_id", 0));
+}
+
+// c_sync_calc_stream / c_sync_comm_stream order GPU streams (compute before
+// the all-reduce reads a gradient; the all-reduce before the optimizer
+// reads it). On the CPU every op and every collective is a blocking call in
+// program order, so there is nothing to wait for: no code. They are written
+// in place (Out is X); anything else would need a copy they do not make.
+void emit_stream_sync(EmitCtx& c) {
+  const auto xs = op_inputs(c.op(), "X");
+  if (xs != op_outputs(c.op(), "Out"))
+    user_error(fmt::format("{}: Out must be X (the op syncs in place)", c.op().type()));
+  c.body() << fmt::format("  // {}: nothing to do on the CPU (blocking collectives)\n", c.op().type());
+}
+
 constexpr pb::VarType::Type kDense = pb::VarType::LOD_TENSOR;
 constexpr unsigned kComm = kCommunication | kSideEffect;
 
@@ -244,34 +300,38 @@ void add_distributed_ops(std::vector<OpDef>& t) {
 
   // ---- collective mode (Paddle's GradAllReduce) ----
   t.push_back({.type = "c_allreduce_sum",
-               .family = "",
+               .family = "coll",
                .inputs = {{"X", false, false, kDense}, {"Cond", true}},
                .outputs = {{"Out", false, false, kDense}},
                .attrs = {{"ring_id", pb::INT, false, false}, {"use_calc_stream", pb::BOOLEAN, false, false}},
                .traits = kComm,
-               .infer_shape = outs_like_xs});
+               .infer_shape = outs_like_xs,
+               .emit_cpu = emit_c_allreduce_sum});
   t.push_back({.type = "c_broadcast",
-               .family = "",
+               .family = "coll",
                .inputs = {{"X", false, false, kDense}},
                .outputs = {{"Out", false, false, kDense}},
                .attrs = {{"ring_id", pb::INT, false, false},
                          {"root", pb::INT, false, false},
                          {"use_calc_stream", pb::BOOLEAN, false, false}},
                .traits = kComm,
-               .infer_shape = outs_like_xs});
+               .infer_shape = outs_like_xs,
+               .emit_cpu = emit_c_broadcast});
   t.push_back({.type = "c_sync_calc_stream",
-               .family = "",
+               .family = "coll",
                .inputs = {{"X", false, true}},
                .outputs = {{"Out", false, true}},
                .traits = kComm,
-               .infer_shape = outs_like_xs});
+               .infer_shape = outs_like_xs,
+               .emit_cpu = emit_stream_sync});
   t.push_back({.type = "c_sync_comm_stream",
-               .family = "",
+               .family = "coll",
                .inputs = {{"X", false, true}},
                .outputs = {{"Out", false, true}},
                .attrs = {{"ring_id", pb::INT, false, false}},
                .traits = kComm,
-               .infer_shape = outs_like_xs});
+               .infer_shape = outs_like_xs,
+               .emit_cpu = emit_stream_sync});
 }
 
 }  // namespace fluidc::ops

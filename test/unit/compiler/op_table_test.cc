@@ -13,11 +13,12 @@ TEST_CASE("every op in the table is complete", "[ops]") {
     bool io = def.has(ops::kFeed) || def.has(ops::kFetch);
     // A CPU path: a kernel family (generic call), an emit hook, or bound by the driver.
     // Communication ops: an emit hook into runtime/dist (family "dist", the parameter-server
-    // ops), or none at all (the collective ops: build refuses them, listed).
+    // ops) or runtime/coll (family "coll", the collective ops), or none at all (build refuses them, listed).
     const bool comm = def.has(ops::kCommunication);
     CHECK((io || comm || !def.family.empty() || def.emit_cpu != nullptr));
     if (comm)
-      CHECK(((def.family == "dist" && def.emit_cpu != nullptr) || (def.family.empty() && def.emit_cpu == nullptr)));
+      CHECK((((def.family == "dist" || def.family == "coll") && def.emit_cpu != nullptr) ||
+             (def.family.empty() && def.emit_cpu == nullptr)));
     if (comm) CHECK(def.has(ops::kSideEffect));
     // Every op but feed/fetch infers its outputs' types; an op that runs a
     // sub-block leaves that to the ops inside it.

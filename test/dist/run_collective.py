@@ -1,0 +1,339 @@
+#!/usr/bin/env python3
+"""test/dist/run_collective.py - collective (all-reduce) jobs of fluidc binaries under mpirun on one machine, checked against one process.
+
+Standard library only (no NumPy, no Paddle, no MPI bindings); reuses run_job.py's helpers. Modes:
+  train  dist.collective_N: the collective trainer of a fixture (`fluidc opt --collective --nranks N`)
+         runs N ranks under mpirun for --steps steps at batch b each; every rank's parameters must be
+         within 1e-5 of one process trained at batch N*b from the same start. Also: rank 0's startup
+         values reach every rank (c_broadcast: ranks run with different --seed), the collective
+         binary links MPI and the single-process one does not, launch mistakes are clear errors.
+  fault  dist.collective_fault: kill -9 of rank 1 makes mpirun end the job non-zero within 10 s
+         naming rank 1; a stopped rank (SIGSTOP) makes rank 0's watchdog fail the job within its bound.
+Every wait is bounded; every process started is killed on exit.
+"""
+import argparse
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_job import fail, read_npy_f32, read_record, run, write_npy  # noqa: E402
+
+BATCH = 8
+# Float32 sums in another order (the all-reduce adds N per-rank mean gradients, each scaled by 1/N;
+# one process takes the mean over N*b rows): the results differ in the last bits only.
+TOL = 1e-5
+
+procs = []
+rank_pids = []  # every rank process seen (mpirun may die before them)
+
+
+def mpirun_cmd(mpirun, ranks_args, extra=()):
+    """mpirun over loopback TCP only, one MPMD section per rank (each rank its own flags)."""
+    cmd = [mpirun, "--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include",
+           "lo", "--mca", "oob_tcp_if_include", "lo"]
+    if os.geteuid() == 0:  # CI containers run as root; mpirun refuses root without it
+        cmd.append("--allow-run-as-root")
+    cmd += list(extra)
+    for i, args in enumerate(ranks_args):
+        if i:
+            cmd.append(":")
+        cmd += ["-np", "1"] + args
+    return cmd
+
+
+def make_data(work, features, rows=64):
+    rng = random.Random(0)
+    w = [rng.gauss(0, 0.3) for _ in range(features)]
+    xs, ys = [], []
+    for _ in range(rows):
+        x = [rng.gauss(0, 1) for _ in range(features)]
+        xs += x
+        ys.append(sum(a * b for a, b in zip(x, w)) + rng.gauss(0, 0.1))
+    write_npy(os.path.join(work, "x.npy"), rows, features, xs)
+    write_npy(os.path.join(work, "y.npy"), rows, 1, ys)
+
+
+def build(a, work):
+    run([a.fluidc, "opt", a.fixture + "/main.pdmodel", "--startup", a.fixture + "/startup.pdmodel",
+         "--passes=distribute", "--collective", "--nranks", str(a.ranks), "--startup-out", work + "/c.startup.pbtxt",
+         "-o", work + "/c.pbtxt"])
+    run([a.fluidc, "build", work + "/c.pbtxt", "--startup", work + "/c.startup.pbtxt", "-o", work + "/coll"])
+    # The same trainer whose startup draws other initial values (random ops seeded 7, not 0): ranks
+    # running it hold rank 0's values after startup only if c_broadcast works.
+    text = open(work + "/c.startup.pbtxt").read()
+    other = re.sub(r'(name: "seed"\s*type: INT\s*i: )0\b', r"\g<1>7", text)
+    if other == text:
+        fail("the fixture's startup has no random op with seed 0 to reseed")
+    open(work + "/c.startup7.pbtxt", "w").write(other)
+    run([a.fluidc, "build", work + "/c.pbtxt", "--startup", work + "/c.startup7.pbtxt", "-o", work + "/coll7"])
+    run([a.fluidc, "build", a.fixture + "/main.pdmodel", "--startup", a.fixture + "/startup.pdmodel", "-o",
+         work + "/single"])
+    # Another split (for one rank more): a rank running it beside the others is refused.
+    if getattr(a, "mode", "") == "train":
+        run([a.fluidc, "opt", a.fixture + "/main.pdmodel", "--startup", a.fixture + "/startup.pdmodel",
+             "--passes=distribute", "--collective", "--nranks", str(a.ranks + 1), "--startup-out",
+             work + "/other.startup.pbtxt", "-o", work + "/other.pbtxt"])
+        run([a.fluidc, "build", work + "/other.pbtxt", "--startup", work + "/other.startup.pbtxt", "-o",
+             work + "/coll_other"])
+
+
+def data_args(work, batch=BATCH):
+    return ["--data", "x=%s/x.npy" % work, "--data", "y=%s/y.npy" % work, "--no-shuffle", "--batch-size", str(batch)]
+
+
+def job(a, work, per_rank, bound=120, extra=(), env=None, binary=lambda r: "coll"):
+    """Runs one mpirun job to the end (bounded); returns (rc, output)."""
+    cmd = mpirun_cmd(a.mpirun, [["%s/%s" % (work, binary(r))] + data_args(work) + per_rank(r) for r in range(a.ranks)],
+                     extra)
+    print("+ " + " ".join(cmd), flush=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                         start_new_session=True)
+    procs.append(p)
+    try:
+        out, _ = p.communicate(timeout=bound)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        fail("mpirun job hung (over %d s):\n%s" % (bound, out[-3000:]))
+    return p.returncode, out
+
+
+def check_links(work):
+    def ldd(path):
+        return subprocess.run(["ldd", path], capture_output=True, text=True, timeout=60).stdout
+    if "libmpi" not in ldd(work + "/coll"):
+        fail("the collective binary does not link MPI:\n" + ldd(work + "/coll"))
+    if "mpi" in ldd(work + "/single"):
+        fail("the single-process trainer (no collective ops) links MPI:\n" + ldd(work + "/single"))
+    syms = subprocess.run(["nm", "-C", work + "/single"], capture_output=True, text=True, timeout=60).stdout
+    if "MPI_" in syms or "fluidc::coll" in syms:
+        fail("the single-process trainer holds MPI or runtime/coll symbols")
+    print("links: the collective binary links MPI, the single-process one does not")
+
+
+def check_misuse(a, work):
+    """Launch mistakes: clear errors, non-zero exit, no hang."""
+    cases = [
+        (lambda r: ["--steps", "1"], dict(os.environ, PADDLE_TRAINERS_NUM=str(a.ranks + 1)),
+         "PADDLE_TRAINERS_NUM / --trainers is %d but the MPI job has %d ranks" % (a.ranks + 1, a.ranks)),
+        (lambda r: ["--steps", "1", "--trainer-id", str(a.ranks - 1 - r)], None, "but this process is MPI rank"),
+    ]
+    for per_rank, env, want in cases:
+        rc, out = job(a, work, per_rank, env=env)
+        if rc == 0 or want not in out:
+            fail("want a non-zero exit and '%s', got %d:\n%s" % (want, rc, out[-3000:]))
+    # The program was split for a.ranks ranks: a job of another size would average wrongly.
+    cmd = mpirun_cmd(a.mpirun, [[work + "/coll"] + data_args(work) + ["--steps", "1"]])
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    want = "this program was split for %d ranks" % a.ranks
+    if r.returncode == 0 or want not in r.stdout + r.stderr:
+        fail("a 1-rank job of a %d-rank program: want a non-zero exit and '%s', got %d:\n%s%s"
+             % (a.ranks, want, r.returncode, r.stdout, r.stderr))
+    # A rank running another split of the program: refused before any step.
+    rc, out = job(a, work, lambda r: ["--steps", "1"], binary=lambda r: "coll_other" if r == a.ranks - 1 else "coll")
+    want = "the ranks run different programs"
+    if rc == 0 or want not in out:
+        fail("ranks of different splits: want a non-zero exit and '%s', got %d:\n%s" % (want, rc, out[-3000:]))
+    # Ranks told to run different step counts: the one that stops first waits in MPI_Finalize, the others
+    # in an all-reduce; both bounded (1.5 s here), the job ends non-zero instead of hanging.
+    rc, out = job(a, work, lambda r: ["--steps", str(10 + 10 * r), "--dist-timeout-ms", "1500"], bound=60)
+    want = "waited over 1500 ms for the other ranks"
+    if rc == 0 or want not in out:
+        fail("ranks with different --steps: want a non-zero exit and '%s', got %d:\n%s" % (want, rc, out[-3000:]))
+    print("misuse: 5 launch mistakes refused with a clear error")
+
+
+def same_file(x, y):
+    return open(x, "rb").read() == open(y, "rb").read()
+
+
+def mode_train(a, work):
+    check_links(work)
+    check_misuse(a, work)
+    # Job 1: no steps. Ranks other than 0 run the reseeded startup, so only the broadcast makes their
+    # values rank 0's; each saves what it holds. Rank 0's values are where the single process starts.
+    rc, out = job(a, work, lambda r: ["--steps", "0", "--save", "%s/init%d.params" % (work, r)],
+                  binary=lambda r: "coll" if r == 0 else "coll7")
+    if rc != 0:
+        fail("init job exited %d:\n%s" % (rc, out[-3000:]))
+    # The reseeded startup alone (one process, an MPI singleton: the broadcast has no one to hear).
+    run([work + "/coll7"] + data_args(work) + ["--steps", "0", "--save", work + "/alone7.params"])
+    if same_file(work + "/init0.params", work + "/alone7.params"):
+        fail("the reseeded startup gives rank 0's values: the broadcast check below would prove nothing")
+    for r in range(1, a.ranks):
+        if not same_file(work + "/init0.params", "%s/init%d.params" % (work, r)):
+            fail("rank %d (other startup values) does not hold rank 0's values after c_broadcast" % r)
+    print("broadcast: every rank holds rank 0's startup values (the others' startups draw different ones)")
+    # Job 2: the training run.
+    t0 = time.time()
+    rc, out = job(a, work, lambda r: ["--steps", str(a.steps),
+                                      "--log-every", "1", "--losses-out", "%s/loss%d.npy" % (work, r), "--save-dir",
+                                      "%s/final%d" % (work, r)])
+    if rc != 0:
+        fail("training job exited %d:\n%s" % (rc, out[-3000:]))
+    print("training job: %d ranks x %d steps in %.1f s (mpirun start included)" % (a.ranks, a.steps, time.time() - t0))
+    run([work + "/single"] + data_args(work, BATCH * a.ranks) + ["--steps", str(a.steps),
+                                                 "--params", work + "/init0.params", "--losses-out",
+                                                 work + "/loss_single.npy", "--save-dir", work + "/final_single"])
+    per = [read_npy_f32("%s/loss%d.npy" % (work, r)) for r in range(a.ranks)]
+    ls = read_npy_f32(work + "/loss_single.npy")
+    if any(len(l) != a.steps for l in per + [ls]):
+        fail("want %d losses from every run" % a.steps)
+    worst = 0.0
+    for s in range(a.steps):
+        mean = sum(l[s] for l in per) / a.ranks
+        worst = max(worst, abs(mean - ls[s]) / max(1.0, abs(ls[s])))
+        if s < 5 or s == a.steps - 1:
+            print("step %2d  ranks %s  mean %.6f  single %.6f" % (s + 1, " ".join("%.6f" % l[s] for l in per), mean,
+                                                                  ls[s]))
+    if worst > TOL:
+        fail("the ranks' mean loss differs from single-process training by %g (relative), over %g" % (worst, TOL))
+    if not ls[-1] < ls[0]:
+        fail("the loss did not fall")
+    names = sorted(os.listdir(work + "/final_single"))
+    if not names:
+        fail("the single process saved no parameters")
+    for r in range(a.ranks):
+        got_names = sorted(os.listdir("%s/final%d" % (work, r)))
+        if got_names != names:
+            fail("rank %d saved %s, the single process %s" % (r, got_names, names))
+        for n in names:
+            got, want = read_record("%s/final%d/%s" % (work, r, n)), read_record(work + "/final_single/" + n)
+            if len(got) != len(want):
+                fail("%s: %d elements, single-process %d" % (n, len(got), len(want)))
+            d = max(abs(x - y) for x, y in zip(got, want))
+            print("rank %d %-22s %6d elements  max |coll - single| %.3g" % (r, n, len(got), d))
+            if d > TOL:
+                fail("%s of rank %d differs from single-process training by %g, over %g" % (n, r, d, TOL))
+    print("PASS: %d steps on %d ranks (mpirun, all-reduce) match one process at batch %d within %g"
+          % (a.steps, a.ranks, BATCH * a.ranks, TOL))
+
+
+def children(pid):
+    """{rank: pid} of mpirun's rank processes (their environment names the rank)."""
+    ranks = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            stat = open("/proc/%s/stat" % d).read()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            if ppid != pid:
+                continue
+            env = open("/proc/%s/environ" % d, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        for e in env:
+            if e.startswith(b"OMPI_COMM_WORLD_RANK="):
+                ranks[int(e.split(b"=")[1])] = int(d)
+    return ranks
+
+
+def alive(pid):
+    try:
+        stat = open("/proc/%d/stat" % pid).read()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def fault_trial(a, work, tag, sig, want, timeout_ms, victim_rank=1, wait=0.0):
+    log = "%s/%s.log" % (work, tag)
+    cmd = mpirun_cmd(a.mpirun, [[work + "/coll"] + data_args(work) +
+                                ["--steps", "100000000", "--log-every", "100",
+                                 "--dist-timeout-ms", str(timeout_ms)] for _ in range(a.ranks)])
+    print("+ " + " ".join(cmd), flush=True)
+    out = open(log, "w")
+    p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    procs.append(p)
+    t0 = time.time()
+    ranks = {}
+    while "step 100/" not in open(log).read() or len(ranks) < a.ranks:
+        if time.time() - t0 > 60 or p.poll() is not None:
+            fail("%s: the job did not get going:\n%s" % (tag, open(log).read()[-3000:]))
+        ranks = children(p.pid)
+        time.sleep(0.05)
+    rank_pids.extend(ranks.values())
+    time.sleep(wait)
+    victim = ranks[victim_rank]
+    os.kill(victim, sig)
+    killed = time.time()
+    survivors = [ranks[r] for r in ranks if r != victim_rank]
+    while time.time() - killed < 10 and (p.poll() is None or any(alive(s) for s in survivors)):
+        time.sleep(0.05)
+    took = time.time() - killed
+    if sig == signal.SIGSTOP and alive(victim):
+        os.kill(victim, signal.SIGKILL)
+    text = open(log).read()
+    if p.poll() is None or any(alive(s) for s in survivors):
+        fail("%s: after %s of rank %d, the job did not end within 10 s:\n%s" % (tag, sig.name, victim_rank, text[-3000:]))
+    if p.returncode == 0:
+        fail("%s: mpirun exited 0 after %s of rank %d" % (tag, sig.name, victim_rank))
+    if not all(w in text for w in want):
+        fail("%s: the output does not say %s:\n%s" % (tag, want, text[-3000:]))
+    print("%s: %s of rank %d -> mpirun exited %d and every rank was gone after %.1f s; output says %s"
+          % (tag, sig.name, victim_rank, p.returncode, took, want))
+    return took
+
+
+def mode_fault(a, work):
+    if a.random_trials:
+        rng = random.Random(int(os.environ.get("FLUIDC_FAULT_SEED", "1")))
+        worst = 0.0
+        for k in range(a.random_trials):
+            v = rng.randrange(a.ranks)
+            worst = max(worst, fault_trial(a, work, "rand%d" % k, signal.SIGKILL,
+                                           ["mpirun noticed that process rank %d " % v, "exited on signal 9"], 5000,
+                                           victim_rank=v, wait=rng.uniform(0, 1.5)))
+        print("PASS: %d kill -9 of a random rank at a random time: the job always ended non-zero, naming the rank, "
+              "within %.1f s" % (a.random_trials, worst))
+        return
+    # A dead rank: mpirun notices its exit at once and ends the job, naming the rank.
+    fault_trial(a, work, "kill", signal.SIGKILL, ["mpirun noticed that process rank 1 ", "exited on signal 9"], 5000)
+    # A stuck rank (stopped): rank 0 waits in the all-reduce until its watchdog's bound (2 s here).
+    fault_trial(a, work, "stop", signal.SIGSTOP,
+                ["error: rank 0 of %d: c_allreduce_sum" % a.ranks, "waited over 2000 ms for the other ranks"], 2000)
+    print("PASS: a dead rank and a stuck rank each end the job non-zero within 10 s")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["train", "fault"])
+    ap.add_argument("--fluidc", required=True)
+    ap.add_argument("--fixture", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--features", type=int, required=True, help="columns of the fixture's input x")
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=50)
+    ap.add_argument("--mpirun", default=shutil.which("mpirun"))
+    ap.add_argument("--random-trials", type=int, default=0, help="fault: this many kills of a random rank instead")
+    a = ap.parse_args()
+    if not a.mpirun:
+        fail("mpirun not found")
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    make_data(a.work, a.features)
+    build(a, a.work)
+    try:
+        {"train": mode_train, "fault": mode_fault}[a.mode](a, a.work)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                p.wait(timeout=10)
+        for pid in rank_pids:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    main()
