@@ -22,14 +22,14 @@ namespace {
 constexpr int kMaxSrc = shapes::kEinsumMaxOperands;
 using Strides = int64_t[shapes::kEinsumMaxLabels];
 
-/// Copies the elements of `src` at the points of labels `ls` (row-major
-/// over them, strides `st`) into contiguous `dst`; scatter() writes back.
-template <class T>
-void gather(const T* src, const int64_t* st, const shapes::EinsumPlan& p, const int* ls, int nl, T* dst) {
+/// Calls f(e, off) for the points of labels `ls` in row-major order over
+/// them: e counts the points, off is the point's offset under strides `st`.
+template <class F>
+void for_each_point(const int64_t* st, const shapes::EinsumPlan& p, const int* ls, int nl, F&& f) {
   int64_t idx[shapes::kEinsumMaxLabels] = {}, off = 0, total = 1;
   for (int q = 0; q < nl; ++q) total *= p.size[ls[q]];
   for (int64_t e = 0; e < total; ++e) {
-    dst[e] = src[off];
+    f(e, off);
     for (int q = nl - 1; q >= 0; --q) {
       off += st[ls[q]];
       if (++idx[q] < p.size[ls[q]]) break;
@@ -39,19 +39,16 @@ void gather(const T* src, const int64_t* st, const shapes::EinsumPlan& p, const 
   }
 }
 
+/// Copies the elements of `src` at the points of labels `ls` (row-major
+/// over them, strides `st`) into contiguous `dst`; scatter() writes back.
+template <class T>
+void gather(const T* src, const int64_t* st, const shapes::EinsumPlan& p, const int* ls, int nl, T* dst) {
+  for_each_point(st, p, ls, nl, [&](int64_t e, int64_t off) { dst[e] = src[off]; });
+}
+
 template <class T>
 void scatter(const T* src, const int64_t* st, const shapes::EinsumPlan& p, const int* ls, int nl, T* dst) {
-  int64_t idx[shapes::kEinsumMaxLabels] = {}, off = 0, total = 1;
-  for (int q = 0; q < nl; ++q) total *= p.size[ls[q]];
-  for (int64_t e = 0; e < total; ++e) {
-    dst[off] = src[e];
-    for (int q = nl - 1; q >= 0; --q) {
-      off += st[ls[q]];
-      if (++idx[q] < p.size[ls[q]]) break;
-      off -= p.size[ls[q]] * st[ls[q]];
-      idx[q] = 0;
-    }
-  }
+  for_each_point(st, p, ls, nl, [&](int64_t e, int64_t off) { dst[off] = src[e]; });
 }
 
 /// The batched-product path for two sources: when every label (of size >

@@ -14,59 +14,23 @@
 #include "runtime/coll/comm.h"
 #include "runtime/driver_util.h"
 #include "runtime/error.h"
+#include "runtime/launch_flags.h"
 
 namespace fluidc::coll {
 namespace {
 
 // This layer's flags (they override the variables); the rest go to the trainer driver.
-struct CollFlag {
-  const char* flag;
-  const char* env;
-  const char* help;
-};
-constexpr CollFlag kCollFlags[] = {
+constexpr rt::LaunchFlag kCollFlags[] = {
     {"trainer-id", "PADDLE_TRAINER_ID", "must equal this process's MPI rank when given"},
     {"trainers", "PADDLE_TRAINERS_NUM", "must equal the MPI job's size when given"},
     {"dist-timeout-ms", "FLUIDC_DIST_TIMEOUT_MS", "bound on one collective before the job fails (default 5000)"},
     {"connect-timeout-ms", "FLUIDC_DIST_CONNECT_TIMEOUT_MS", "bound on the collectives up to the first all-reduce (default 30000)"},
 };
 
-long long to_int(const std::string& what, const std::string& v) {
-  char* end = nullptr;
-  const long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end || n < 0) rt::fail(fmt::format("{} expects a non-negative integer, got '{}'", what, v));
-  return n;
-}
-
-// Paddle's variables, then this layer's flags (taken out of argv; the rest stay in `rest`).
-std::map<std::string, std::string> read_launch(int argc, char** argv, std::vector<char*>& rest) {
-  std::map<std::string, std::string> v;
-  for (const auto& f : kCollFlags)
-    if (const char* e = std::getenv(f.env); e && *e) v[f.flag] = e;
-  rest.push_back(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    bool taken = false;
-    for (const auto& f : kCollFlags) {
-      const std::string name = std::string("--") + f.flag;
-      if (arg == name) {
-        if (i + 1 >= argc) rt::fail(name + " needs a value");
-        v[f.flag] = argv[++i];
-        taken = true;
-      } else if (arg.rfind(name + "=", 0) == 0) {
-        v[f.flag] = arg.substr(name.size() + 1);
-        taken = true;
-      }
-    }
-    if (!taken) rest.push_back(argv[i]);
-  }
-  return v;
-}
-
 CommConfig comm_config(std::map<std::string, std::string>& v) {
   CommConfig c;
-  if (v.count("dist-timeout-ms")) c.timeout_ms = to_int("--dist-timeout-ms", v["dist-timeout-ms"]);
-  if (v.count("connect-timeout-ms")) c.first_timeout_ms = to_int("--connect-timeout-ms", v["connect-timeout-ms"]);
+  if (v.count("dist-timeout-ms")) c.timeout_ms = rt::launch_int("--dist-timeout-ms", v["dist-timeout-ms"]);
+  if (v.count("connect-timeout-ms")) c.first_timeout_ms = rt::launch_int("--connect-timeout-ms", v["connect-timeout-ms"]);
   if (c.timeout_ms < 100 || c.first_timeout_ms < 100) rt::fail("the distributed timeouts must be at least 100 ms");
   return c;
 }
@@ -74,10 +38,10 @@ CommConfig comm_config(std::map<std::string, std::string>& v) {
 // mpirun decides rank and size; Paddle's variables, when a launcher sets them, must agree.
 void check_launch(std::map<std::string, std::string>& v) {
   const int rank = comm_rank(), size = comm_size();
-  if (v.count("trainers") && to_int("PADDLE_TRAINERS_NUM / --trainers", v["trainers"]) != size)
+  if (v.count("trainers") && rt::launch_int("PADDLE_TRAINERS_NUM / --trainers", v["trainers"]) != size)
     rt::fail(fmt::format("PADDLE_TRAINERS_NUM / --trainers is {} but the MPI job has {} ranks (mpirun -np)",
                          v["trainers"], size));
-  if (v.count("trainer-id") && to_int("PADDLE_TRAINER_ID / --trainer-id", v["trainer-id"]) != rank)
+  if (v.count("trainer-id") && rt::launch_int("PADDLE_TRAINER_ID / --trainer-id", v["trainer-id"]) != rank)
     rt::fail(fmt::format("PADDLE_TRAINER_ID / --trainer-id is {} but this process is MPI rank {}", v["trainer-id"], rank));
 }
 
@@ -85,7 +49,7 @@ void print_help(const char* argv0) {
   std::printf("collective trainer: run under mpirun, e.g. `mpirun -np 2 %s --data ...`; every rank takes its\n"
               "shard of the data (rank I of N: batches I, I+N, ...). Paddle's variables or these flags:\n",
               argv0);
-  for (const auto& f : kCollFlags) std::printf("  --%-20s $%s: %s\n", f.flag, f.env, f.help);
+  rt::print_launch_flags(kCollFlags);
   std::printf("\n");
 }
 
@@ -101,7 +65,7 @@ int run_coll_main(int argc, char** argv, const rt::ModelInfo& info) {
   int rc = 1;
   try {
     std::vector<char*> rest;
-    auto v = read_launch(argc, argv, rest);
+    auto v = rt::read_launch_flags(kCollFlags, argc, argv, rest);
     init_comm(comm_config(v));
     check_launch(v);
     if (!info.is_trainer) rt::fail(fmt::format("{} holds collective ops but is not a training program", info.program));

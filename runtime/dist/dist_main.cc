@@ -15,17 +15,13 @@
 #include "runtime/atomic_file.h"
 #include "runtime/driver_util.h"
 #include "runtime/error.h"
+#include "runtime/launch_flags.h"
 
 namespace fluidc::dist {
 namespace {
 
 // The flags this layer takes (they override Paddle's variables); the rest go to the driver.
-struct DistFlag {
-  const char* flag;
-  const char* env;
-  const char* help;
-};
-constexpr DistFlag kDistFlags[] = {
+constexpr rt::LaunchFlag kDistFlags[] = {
     {"role", "TRAINING_ROLE", "TRAINER or PSERVER: checked against what this binary is"},
     {"trainer-id", "PADDLE_TRAINER_ID", "this trainer's id (must be the one it was split for); picks its data shard"},
     {"trainers", "PADDLE_TRAINERS_NUM", "trainers in the job (the data is split into this many shards)"},
@@ -43,46 +39,20 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-long long to_int(const std::string& what, const std::string& v) {
-  char* end = nullptr;
-  const long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end || n < 0) rt::fail(fmt::format("{} expects a non-negative integer, got '{}'", what, v));
-  return n;
-}
-
 // Reads the variables, then takes this layer's flags out of argv (the rest stay in `rest`).
 LaunchConfig read_launch(int argc, char** argv, std::vector<char*>& rest, std::string& role) {
-  std::map<std::string, std::string> v;
-  for (const auto& f : kDistFlags)
-    if (const char* e = std::getenv(f.env); e && *e) v[f.flag] = e;
-  rest.push_back(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    bool taken = false;
-    for (const auto& f : kDistFlags) {
-      const std::string name = std::string("--") + f.flag;
-      if (arg == name) {
-        if (i + 1 >= argc) rt::fail(name + " needs a value");
-        v[f.flag] = argv[++i];
-        taken = true;
-      } else if (arg.rfind(name + "=", 0) == 0) {
-        v[f.flag] = arg.substr(name.size() + 1);
-        taken = true;
-      }
-    }
-    if (!taken) rest.push_back(argv[i]);
-  }
+  std::map<std::string, std::string> v = rt::read_launch_flags(kDistFlags, argc, argv, rest);
   LaunchConfig c;
   role = v.count("role") ? v["role"] : "";
-  if (v.count("trainer-id")) c.trainer_id = static_cast<int>(to_int("PADDLE_TRAINER_ID / --trainer-id", v["trainer-id"]));
-  if (v.count("trainers")) c.trainers = static_cast<int>(to_int("PADDLE_TRAINERS_NUM / --trainers", v["trainers"]));
+  if (v.count("trainer-id")) c.trainer_id = static_cast<int>(rt::launch_int("PADDLE_TRAINER_ID / --trainer-id", v["trainer-id"]));
+  if (v.count("trainers")) c.trainers = static_cast<int>(rt::launch_int("PADDLE_TRAINERS_NUM / --trainers", v["trainers"]));
   if (c.trainers == 0) rt::fail("PADDLE_TRAINERS_NUM / --trainers must be at least 1");
   if (c.trainer_id >= 0 && c.trainers > 0 && c.trainer_id >= c.trainers)
     rt::fail(fmt::format("trainer id {} is not below the number of trainers {}", c.trainer_id, c.trainers));
   if (v.count("pservers")) c.pservers = split_list(v["pservers"]);
   if (v.count("current-endpoint")) c.current_endpoint = v["current-endpoint"];
-  if (v.count("dist-timeout-ms")) c.timeout_ms = to_int("--dist-timeout-ms", v["dist-timeout-ms"]);
-  if (v.count("connect-timeout-ms")) c.connect_timeout_ms = to_int("--connect-timeout-ms", v["connect-timeout-ms"]);
+  if (v.count("dist-timeout-ms")) c.timeout_ms = rt::launch_int("--dist-timeout-ms", v["dist-timeout-ms"]);
+  if (v.count("connect-timeout-ms")) c.connect_timeout_ms = rt::launch_int("--connect-timeout-ms", v["connect-timeout-ms"]);
   if (c.timeout_ms < 100 || c.connect_timeout_ms < 100) rt::fail("the distributed timeouts must be at least 100 ms");
   return c;
 }
@@ -90,7 +60,7 @@ LaunchConfig read_launch(int argc, char** argv, std::vector<char*>& rest, std::s
 void print_dist_help(bool trainer) {
   std::printf("distributed launch (%s), Paddle's environment variables or these flags (flags win):\n",
               trainer ? "trainer" : "parameter server");
-  for (const auto& f : kDistFlags) std::printf("  --%-20s $%s: %s\n", f.flag, f.env, f.help);
+  rt::print_launch_flags(kDistFlags);
   std::printf("\n");
 }
 
