@@ -22,7 +22,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_job import fail, read_npy_f32, read_record, run, write_npy  # noqa: E402
+from run_job import check_params, fail, make_data, read_npy_f32, run  # noqa: E402
 
 BATCH = 8
 # Float32 sums in another order (the all-reduce adds N per-rank mean gradients, each scaled by 1/N;
@@ -45,18 +45,6 @@ def mpirun_cmd(mpirun, ranks_args, extra=()):
             cmd.append(":")
         cmd += ["-np", "1"] + args
     return cmd
-
-
-def make_data(work, features, rows=64):
-    rng = random.Random(0)
-    w = [rng.gauss(0, 0.3) for _ in range(features)]
-    xs, ys = [], []
-    for _ in range(rows):
-        x = [rng.gauss(0, 1) for _ in range(features)]
-        xs += x
-        ys.append(sum(a * b for a, b in zip(x, w)) + rng.gauss(0, 0.1))
-    write_npy(os.path.join(work, "x.npy"), rows, features, xs)
-    write_npy(os.path.join(work, "y.npy"), rows, 1, ys)
 
 
 def build(a, work):
@@ -203,14 +191,7 @@ def mode_train(a, work):
         got_names = sorted(os.listdir("%s/final%d" % (work, r)))
         if got_names != names:
             fail("rank %d saved %s, the single process %s" % (r, got_names, names))
-        for n in names:
-            got, want = read_record("%s/final%d/%s" % (work, r, n)), read_record(work + "/final_single/" + n)
-            if len(got) != len(want):
-                fail("%s: %d elements, single-process %d" % (n, len(got), len(want)))
-            d = max(abs(x - y) for x, y in zip(got, want))
-            print("rank %d %-22s %6d elements  max |coll - single| %.3g" % (r, n, len(got), d))
-            if d > TOL:
-                fail("%s of rank %d differs from single-process training by %g, over %g" % (n, r, d, TOL))
+    check_params(work, names, a.ranks, "rank", TOL)
     print("PASS: %d steps on %d ranks (mpirun, all-reduce) match one process at batch %d within %g"
           % (a.steps, a.ranks, BATCH * a.ranks, TOL))
 
@@ -318,7 +299,7 @@ def main():
         fail("mpirun not found")
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
-    make_data(a.work, a.features)
+    make_data(a.work, a.features, w_scale=0.3)
     build(a, a.work)
     try:
         {"train": mode_train, "fault": mode_fault}[a.mode](a, a.work)

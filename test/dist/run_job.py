@@ -87,17 +87,30 @@ def read_record(path):
     return list(struct.unpack("<%df" % (len(body) // 4), body))
 
 
-def make_data(work):
+def make_data(work, features=200, w_scale=0.1, rows=64):
+    """x.npy and y.npy: a seeded linear regression (weights drawn with deviation w_scale, noise 0.1)."""
     rng = random.Random(0)
-    rows = 64
-    w = [rng.gauss(0, 0.1) for _ in range(200)]
+    w = [rng.gauss(0, w_scale) for _ in range(features)]
     xs, ys = [], []
     for _ in range(rows):
-        x = [rng.gauss(0, 1) for _ in range(200)]
+        x = [rng.gauss(0, 1) for _ in range(features)]
         xs += x
         ys.append(sum(a * b for a, b in zip(x, w)) + rng.gauss(0, 0.1))
-    write_npy(os.path.join(work, "x.npy"), rows, 200, xs)
+    write_npy(os.path.join(work, "x.npy"), rows, features, xs)
     write_npy(os.path.join(work, "y.npy"), rows, 1, ys)
+
+
+def check_params(work, names, workers, who, tol):
+    """Every worker's saved parameters (work/final<i>/NAME) within tol of one process's (work/final_single)."""
+    for i in range(workers):
+        for n in names:
+            got, want = read_record("%s/final%d/%s" % (work, i, n)), read_record(work + "/final_single/" + n)
+            if len(got) != len(want):
+                fail("%s: %d elements, single-process %d" % (n, len(got), len(want)))
+            d = max(abs(x - y) for x, y in zip(got, want))
+            print("%s %d %-22s %6d elements  max |%s - single| %.3g" % (who, i, n, len(got), who, d))
+            if d > tol:
+                fail("%s of %s %d differs from single-process training by %g, over %g" % (n, who, i, d, tol))
 
 
 def build_all(fluidc, fixture, work):
@@ -230,15 +243,7 @@ def mode_train(a, work):
     names = sorted(os.listdir(work + "/final0"))
     if not names:
         fail("trainer 0 saved no parameters")
-    for t in range(TRAINERS):
-        for n in names:
-            got, want = read_record("%s/final%d/%s" % (work, t, n)), read_record(work + "/final_single/" + n)
-            if len(got) != len(want):
-                fail("%s: %d elements, single-process %d" % (n, len(got), len(want)))
-            d = max(abs(x - y) for x, y in zip(got, want))
-            print("trainer %d %-10s %6d elements  max |dist - single| %.3g" % (t, n, len(got), d))
-            if d > TOL:
-                fail("%s of trainer %d differs from single-process training by %g, over %g" % (n, t, d, TOL))
+    check_params(work, names, TRAINERS, "trainer", TOL)
     print("PASS: %d steps on 2 servers + %d trainers match one trainer at batch %d within %g"
           % (STEPS, TRAINERS, BATCH * TRAINERS, TOL))
 
