@@ -413,8 +413,8 @@ int run_program(const BuildOptions& o, const std::vector<std::string>& program_a
   BuildRecipe recipe = write_sources(p, dir, o);
   std::vector<std::string> args = target().object_command(recipe, recipe.sources[0], "/dev/null");
   args.erase(args.begin());  // the compiler's name
-  // -fPIC, not the executable's PIE: thread_local then takes the general-dynamic model, the TLS access
-  // LLVM 14's JITLink links (not PIE's initial-exec GOTTPOFF).
+  // -fPIC, not the executable's PIE: the JIT places the code at no address known in advance, as a shared
+  // library's (its target machine and libfluidc_runtime_jit.a are PIC too; embedded_jit.cc).
   args.push_back("-fPIC");
   std::vector<std::string> argv = {fs::path(o.main_path).filename().string()};
   argv.insert(argv.end(), program_args.begin(), program_args.end());

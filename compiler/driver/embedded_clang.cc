@@ -1,6 +1,8 @@
 // compiler/driver/embedded_clang.cc - the clang++ driver and cc1 of the linked Clang 14 libraries, run in-process.
 #include "compiler/driver/embedded_clang.h"
 
+#include "compiler/driver/clang_driver.h"
+
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Basic/Version.h>
@@ -23,15 +25,6 @@
 
 namespace fluidc {
 namespace {
-
-// Where Debian's clang++ lives, as the driver would see it when run as
-// `clang++` from $PATH: the executable (its resource directory, with the
-// built-in headers, is ../lib/clang/VERSION) and the directory it was found
-// in (/usr/bin: the driver finds GCC's libstdc++ through /usr/bin/../lib/gcc).
-// The same two paths give the same cc1 arguments, so the same objects, even
-// on a machine where no clang++ is installed.
-constexpr const char* kClangExecutable = FLUIDC_CLANG_EXECUTABLE;
-constexpr const char* kInstalledDir = "/usr/bin";
 
 // The driver's cc1 jobs (compiling C++, preprocessing params.S) run here
 // instead of in a new `clang -cc1` process.
@@ -58,10 +51,26 @@ int run_cc1(llvm::SmallVectorImpl<const char*>& argv) {
 
 }  // namespace
 
+std::string clang_resource_dir() { return clang::driver::Driver::GetResourcesPath(kClangExecutable, CLANG_RESOURCE_DIR); }
+
+ClangDriver::ClangDriver()
+    : options(new clang::DiagnosticOptions()),
+      diagnostics(new clang::DiagnosticIDs(), &*options, new clang::TextDiagnosticPrinter(llvm::errs(), &*options)),
+      driver(kClangExecutable, llvm::sys::getDefaultTargetTriple(), diagnostics) {
+  driver.setInstalledDir(kClangInstalledDir);
+}
+
+std::unique_ptr<clang::driver::Compilation> ClangDriver::compilation(const std::vector<std::string>& args) {
+  // C++ mode as `clang++` (the libraries' driver takes the mode from the executable's name, which is "clang").
+  std::vector<const char*> argv = {"clang++", "--driver-mode=g++"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return std::unique_ptr<clang::driver::Compilation>(driver.BuildCompilation(argv));
+}
+
 bool embedded_clang_built() { return true; }
 
 std::string embedded_clang_unusable() {
-  const std::string include = clang::driver::Driver::GetResourcesPath(kClangExecutable, CLANG_RESOURCE_DIR) + "/include";
+  const std::string include = clang_resource_dir() + "/include";
   if (!llvm::sys::fs::exists(include + "/stddef.h"))
     return "its built-in headers " + include + " are missing (Debian package libclang-common-14-dev)";
   return "";
@@ -74,17 +83,9 @@ int run_embedded_clang(const std::vector<std::string>& args, bool verbose) {
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::InitializeNativeTargetAsmParser();
 
-  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> opts(new clang::DiagnosticOptions());
-  auto* printer = new clang::TextDiagnosticPrinter(llvm::errs(), &*opts);
-  clang::DiagnosticsEngine diags(new clang::DiagnosticIDs(), &*opts, printer);
-  clang::driver::Driver driver(kClangExecutable, llvm::sys::getDefaultTargetTriple(), diags);
-  driver.setInstalledDir(kInstalledDir);
-  driver.CC1Main = run_cc1;
-
-  // C++ mode as `clang++` (the libraries' driver takes the mode from the executable's name, which is "clang").
-  std::vector<const char*> argv = {"clang++", "--driver-mode=g++"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::unique_ptr<clang::driver::Compilation> c(driver.BuildCompilation(argv));
+  ClangDriver clang;
+  clang.driver.CC1Main = run_cc1;
+  std::unique_ptr<clang::driver::Compilation> c = clang.compilation(args);
   if (!c || c->containsError()) return 1;
   int rc = 0;
   for (const clang::driver::Command& job : c->getJobs()) {

@@ -21,6 +21,7 @@
 
 #include <memory>
 
+#include "compiler/driver/clang_driver.h"
 #include "compiler/driver/embedded_clang.h"
 
 namespace fluidc {
@@ -45,8 +46,6 @@ class KeepAllBlocks : public llvm::orc::ObjectLinkingLayer::Plugin {
   void notifyTransferringResources(llvm::orc::ResourceKey, llvm::orc::ResourceKey) override {}
 };
 
-constexpr const char* kClangExecutable = FLUIDC_CLANG_EXECUTABLE;
-
 int fail(const std::string& message) {
   llvm::errs() << "fluidc run: " << message << "\n";
   return 3;
@@ -59,14 +58,8 @@ int fail(llvm::Error e) {
 
 // The cc1 arguments the clang++ driver makes for `args` (one compile, -c).
 bool cc1_arguments(const std::vector<std::string>& args, std::vector<std::string>& out) {
-  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> opts(new clang::DiagnosticOptions());
-  auto* printer = new clang::TextDiagnosticPrinter(llvm::errs(), &*opts);
-  clang::DiagnosticsEngine diags(new clang::DiagnosticIDs(), &*opts, printer);
-  clang::driver::Driver driver(kClangExecutable, llvm::sys::getDefaultTargetTriple(), diags);
-  driver.setInstalledDir("/usr/bin");
-  std::vector<const char*> argv = {"clang++", "--driver-mode=g++"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::unique_ptr<clang::driver::Compilation> c(driver.BuildCompilation(argv));
+  ClangDriver clang;
+  std::unique_ptr<clang::driver::Compilation> c = clang.compilation(args);
   if (!c || c->containsError() || c->getJobs().size() != 1) return false;
   const auto& job = *c->getJobs().begin();
   for (const char* a : job.getArguments()) out.push_back(a);
@@ -98,8 +91,7 @@ int run_embedded_jit(const std::vector<std::string>& compile_args, const std::ve
   if (!module) return fail("no module");
 
   // 2. A JIT linking like the system linker: JITLink, the ORC runtime for initialisers and thread_local.
-  const std::string rt_dir =
-      clang::driver::Driver::GetResourcesPath(kClangExecutable, CLANG_RESOURCE_DIR) + "/lib/linux/";
+  const std::string rt_dir = clang_resource_dir() + "/lib/linux/";
   const std::string orc_runtime = rt_dir + "libclang_rt.orc-x86_64.a";
   // What the system linker takes from libgcc.a and the JIT finds in no library of this process: the CPU
   // model the kernels' instruction-set choice reads (kernels/cpu/isa_clones.h). Searched last.
