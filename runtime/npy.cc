@@ -111,10 +111,9 @@ class DictParser {
     NpyHeader h;
     h.dtype = dtype_from_descr(descr);
     h.shape = shape;
-    size_t bytes = dtype_size(h.dtype);
-    for (int i = 0; i < shape.rank; ++i)
-      if (__builtin_mul_overflow(bytes, static_cast<size_t>(shape.d[i]), &bytes))
-        fail(name_ + ": header shape " + shape.str() + " is too large");
+    size_t bytes = 0;
+    if (!shape.checked_bytes(dtype_size(h.dtype), &bytes))
+      fail(name_ + ": header shape " + shape.str() + " is too large");
     h.data_bytes = bytes;
     return h;
   }

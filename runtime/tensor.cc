@@ -70,6 +70,18 @@ int64_t Shape::numel() const {
   return n;
 }
 
+bool Shape::checked_bytes(size_t elem_size, size_t* bytes) const {
+  int64_t n = 1;
+  size_t b = elem_size;
+  for (int i = 0; i < rank; ++i) {
+    if (d[i] < 0) return false;
+    if (__builtin_mul_overflow(n, d[i], &n)) return false;
+    if (__builtin_mul_overflow(b, static_cast<size_t>(d[i]), &b)) return false;
+  }
+  *bytes = b;
+  return true;
+}
+
 bool Shape::operator==(const Shape& o) const {
   if (rank != o.rank) return false;
   for (int i = 0; i < rank; ++i)

@@ -56,6 +56,11 @@ struct Shape {
   int64_t operator[](int i) const { return d[i]; }
   int64_t& operator[](int i) { return d[i]; }
   int64_t numel() const;
+  /// The byte size of a tensor of this shape and element size, for shapes
+  /// read from untrusted files: false when a dim is negative or the element
+  /// count or byte count overflows at any prefix of the dims (a later 0 dim
+  /// does not rescue it, since numel() multiplies left to right).
+  bool checked_bytes(size_t elem_size, size_t* bytes) const;
   bool operator==(const Shape& o) const;
   bool operator!=(const Shape& o) const { return !(*this == o); }
   /// "[2, 3, -1]"

@@ -270,10 +270,9 @@ void read_tensor_record(std::istream& in, Tensor& out, const std::string& where,
   DType dtype = DType::kFP32;
   Shape shape;
   DescReader(desc, where).parse(&dtype, &shape);
-  size_t bytes = dtype_size(dtype);
-  for (int i = 0; i < shape.rank; ++i)
-    if (__builtin_mul_overflow(bytes, static_cast<size_t>(shape.d[i]), &bytes))
-      fail(where + ": shape " + shape.str() + " is too large");
+  size_t bytes = 0;
+  if (!shape.checked_bytes(dtype_size(dtype), &bytes))
+    fail(where + ": shape " + shape.str() + " is too large");
   std::string what = "the data of shape " + shape.str() + " " + dtype_name(dtype);
   check_room(in, bytes, where, what);
   out.resize(shape, dtype);
