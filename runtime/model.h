@@ -13,6 +13,16 @@
 
 #include "runtime/tensor.h"
 
+// On the lambdas that build a generated program's kernel-attribute constants:
+// they run once at start-up, so optimising them is wasted compile time (it
+// was a third of clang's CPU time on the ResNet-18 trainer, all of them
+// inlined into one huge static initialiser). g++ (--cxx) has no optnone.
+#if defined(__clang__)
+#define FLUIDC_INIT_ONCE __attribute__((noinline, optnone, cold))
+#else
+#define FLUIDC_INIT_ONCE __attribute__((noinline, cold))
+#endif
+
 namespace fluidc::rt {
 
 class Model;

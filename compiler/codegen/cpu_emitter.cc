@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "compiler/ops/emit_ctx.h"
 #include "compiler/support/escape.h"
@@ -498,6 +500,24 @@ class Emitter {
     return fmt::format("a_{}_{}_{}", prefix, b, i);
   }
 
+  // Defines op's kernel-attribute constant as `ident`, or, where an equal one
+  // was already written to the common constants, names that one instead:
+  // a trainer's ops repeat a few attribute sets (ResNet-18's 337 were 48
+  // distinct), and each definition is an initialiser clang must compile.
+  // A long block's units keep their own (a unit may land in another shard).
+  std::string emit_attrs_const(const ops::OpDef& def, const pb::OpDesc& op, const std::string& ident) {
+    std::string fields;
+    for (const auto& ad : def.attrs)
+      if (ad.to_kernel && find_attr(op, ad.name)) fields += fmt::format("  a.{} = {};\n", ad.name, attr_literal(op, ad));
+    const bool common = consts_ == &attrs_;
+    if (common)
+      if (auto it = attr_consts_.find({def.attrs_struct, fields}); it != attr_consts_.end()) return it->second;
+    *consts_ << fmt::format("const k::{0} {1} = []() FLUIDC_INIT_ONCE {{\n  k::{0} a;\n{2}  return a;\n}}();\n",
+                            def.attrs_struct, ident, fields);
+    if (common) attr_consts_[{def.attrs_struct, fields}] = ident;
+    return ident;
+  }
+
   void emit_chain(const Program& p, const std::string& prefix, int b, const FusedChain& chain,
                   std::ostringstream& body) {
     std::ostringstream fallback;
@@ -510,7 +530,7 @@ class Emitter {
       return *id;
     };
     env.site = [&](int i) { return site_ident(prefix, b, i); };
-    env.attrs = [&](int i) { return attrs_ident(prefix, b, i); };
+    env.attrs = [&](int i) { return op_attrs_.at({prefix, b, i}); };
     env.fallback = fallback.str();
     emit_fused_chain(p, b, chain, env, body);
     for (int i : chain.ops) emit_share_lod(p, prefix, b, p.block(b).ops(i), body);
@@ -533,14 +553,8 @@ class Emitter {
     std::ostringstream& consts = *consts_;
     consts << fmt::format("const OpSite {}{{{}, {}, {}}};\n", site, b, i, cpp_string_literal(op.type()));
     std::string attrs;
-    if (!def->attrs_struct.empty()) {
-      attrs = attrs_ident(prefix, b, i);
-      consts << fmt::format("const k::{0} {1} = [] {{\n  k::{0} a;\n", def->attrs_struct, attrs);
-      for (const auto& ad : def->attrs)
-        if (ad.to_kernel && find_attr(op, ad.name))
-          consts << fmt::format("  a.{} = {};\n", ad.name, attr_literal(op, ad));
-      consts << "  return a;\n}();\n";
-    }
+    if (!def->attrs_struct.empty()) attrs = emit_attrs_const(*def, op, attrs_ident(prefix, b, i));
+    op_attrs_[{prefix, b, i}] = attrs;
     body << fmt::format("  g_current_op = &{};\n", site);
     EmitCtx ctx(
         p, b, op, *def, [&](int blk, const std::string& name) { return resolve(p, prefix, blk, name); },
@@ -683,6 +697,10 @@ class Emitter {
   std::map<std::string, size_t> slot_of_;
   std::string feeds_, fetches_, persist_, params_, loss_;
   std::ostringstream attrs_;
+  /// The attribute constants written to attrs_, by (struct, fields), and the
+  /// one each op uses, by (prefix, block, op) (see emit_attrs_const).
+  std::map<std::pair<std::string, std::string>, std::string> attr_consts_;
+  std::map<std::tuple<std::string, int, int>, std::string> op_attrs_;
   std::ostringstream* consts_ = &attrs_;  ///< where emit_op writes an op's constants (see emit_program)
   std::ostringstream members_;
   std::vector<Shard> shards_;
