@@ -14,6 +14,9 @@ runs=${2:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME=$work/cache
+# fluidc maps the working directory out of the build (-ffile-prefix-map=CWD=.) and then refuses its precompiled
+# header for headers under it, so run from a directory that holds neither fluidc's headers nor the programs.
+cd "$work"
 unset CXX FLUIDC_NO_PCH
 fx=$root/test/fixtures
 declare -A programs=(

@@ -180,17 +180,28 @@ std::string precompiled_header(const Compiler& compiler, const Target& target, c
   BuildRecipe probe = recipe;
   probe.source_dir = "/fluidc-pch";
   std::vector<std::string> flags = command(probe, kHeader, "/fluidc-pch/pch");
-  std::vector<std::string> mapped;
-  for (const auto& a : command(recipe, kHeader, "pch"))
-    if (a.rfind("-ffile-prefix-map=", 0) == 0) mapped.push_back(a.substr(18, a.rfind('=') - 18));
   std::erase_if(flags, [](const std::string& a) { return a.rfind("-ffile-prefix-map=", 0) == 0; });
+  // This build's maps: one that covers an -I directory (the working directory holding fluidc's installed
+  // headers, say $HOME over $HOME/.local) rewrites the headers' __FILE__, so it joins the key and the PCH is
+  // built under it (build_entry compiles with the same maps); the others (the build's own temporary
+  // directory) must cover no header the PCH read.
+  std::vector<std::string> mapped, keyed_maps;
+  for (const auto& a : command(recipe, kHeader, "pch")) {
+    if (a.rfind("-ffile-prefix-map=", 0) != 0) continue;
+    const std::string from = a.substr(18, a.rfind('=') - 18);
+    const bool covers_include = std::any_of(flags.begin(), flags.end(), [&](const std::string& f) {
+      return f.rfind("-I", 0) == 0 && f.compare(2, from.size(), from) == 0;
+    });
+    (covers_include ? keyed_maps : mapped).push_back(covers_include ? a : from);
+  }
   for (const auto& a : flags)
     if (a.rfind("-g", 0) == 0 && a != "-g0") return skip("debug information (" + a + ") would name the cache");
   const fs::path root = cache_root();
   if (root.empty()) return skip("neither $XDG_CACHE_HOME nor $HOME is set");
   const std::string header = header_text(target, flags);
-  const std::string key = fmt::format("{:016x}", fnv1a(header, fnv1a(fmt::format("{}", fmt::join(flags, "\n")),
-                                                                        fnv1a(embedded_clang_version()))));
+  const std::string key = fmt::format(
+      "{:016x}", fnv1a(header, fnv1a(fmt::format("{}\n{}", fmt::join(flags, "\n"), fmt::join(keyed_maps, "\n")),
+                                     fnv1a(embedded_clang_version()))));
   const fs::path entry = root / key;
   try {
     std::string why;

@@ -21,9 +21,11 @@ namespace fluidc {
 /// built first when not cached: its path, for -include-pch, or
 /// "" when none is used: an external compiler, FLUIDC_NO_PCH=1, -g in the
 /// flags (debug information would name the cache), no writable cache
-/// directory, a header under a -ffile-prefix-map directory (its __FILE__
-/// would depend on that map), or building it failed (the build goes on
-/// without; -v says why).
+/// directory, a header under a -ffile-prefix-map directory other than one
+/// that covers an -I directory (its __FILE__ would depend on that map; a map
+/// that covers an -I directory, the working directory over fluidc's headers,
+/// is part of the entry's key instead), or building it failed (the build
+/// goes on without; -v says why).
 /// `command(recipe, source, object)`: the compile command the PCH must match
 /// (default: target.object_command; `--emit lib` passes its -fPIC one).
 using CompileCommandFn =

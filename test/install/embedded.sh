@@ -53,6 +53,15 @@ sed -i '2s/\t.*/\t1 1.000000000/' "$entry/inputs"
 grep -q "^\[pch\] building .*changed" stale.log || fail "a stale precompiled header was not rebuilt: $(grep pch stale.log)"
 cmp stale_infer ext_mlp_infer || fail "the rebuilt precompiled header changes the binary"
 echo "ok: precompiled header cached, used, and changes nothing"
+# fluidc's headers under the working directory (here the source tree, as $HOME over $HOME/.local): the map of
+# the working directory then rewrites their __FILE__, so it joins the entry's key; the header is built under
+# it, used from then on, and the bytes are still those of a build without it.
+(cd "$src" && for n in 1 2; do
+   "$fluidc" build "$mlp/model.pdmodel" --params "$mlp/model.pdiparams" -v -o "$work/cwd_$n" 2> "$work/cwd_$n.log"
+ done && FLUIDC_NO_PCH=1 "$fluidc" build "$mlp/model.pdmodel" --params "$mlp/model.pdiparams" -o "$work/cwd_nopch")
+grep -q "^\[pch\] using" cwd_2.log || fail "headers under the working directory: no precompiled header: $(grep pch cwd_2.log)"
+cmp cwd_2 cwd_nopch || fail "headers under the working directory: the precompiled header changes the binary"
+echo "ok: precompiled header with fluidc's headers under the working directory"
 
 # No compiler on $PATH: only the linker and the archiver (binutils) are left.
 mkdir -p bare
