@@ -405,26 +405,27 @@ int run_program(const BuildOptions& o, const std::vector<std::string>& program_a
   if (!o.params_path.empty())
     usage_error("fluidc run embeds no weights: pass them to the program after --, as --params FILE");
   Prepared p = prepare(o);
-  if (!p.program.shards.empty())
-    user_error(fmt::format("fluidc run: {} is compiled as {} translation units, which the JIT does not link yet; "
-                           "use fluidc build",
-                           o.main_path, 1 + p.program.shards.size()));
   const fs::path dir = sources_dir(BuildOptions{});
   BuildRecipe recipe = write_sources(p, dir, o);
-  std::vector<std::string> args = target().object_command(recipe, recipe.sources[0], "/dev/null");
-  args.erase(args.begin());  // the compiler's name
-  // -fPIC, not the executable's PIE: the JIT places the code at no address known in advance, as a shared
-  // library's (its target machine and libfluidc_runtime_jit.a are PIC too; embedded_jit.cc).
-  args.push_back("-fPIC");
+  // model.cc (with main) and the shards of a long program, which lead recipe.sources.
+  std::vector<std::vector<std::string>> compiles;
+  for (size_t i = 0; i < 1 + p.program.shards.size(); ++i) {
+    std::vector<std::string> args = target().object_command(recipe, recipe.sources[i], "/dev/null");
+    args.erase(args.begin());  // the compiler's name
+    // -fPIC, not the executable's PIE: the JIT places the code at no address known in advance, as a shared
+    // library's (its target machine and libfluidc_runtime_jit.a are PIC too; embedded_jit.cc).
+    args.push_back("-fPIC");
+    if (o.verbose) fmt::print(stderr, "[fluidc run: ORC JIT] {}\n", fmt::join(args, " "));
+    compiles.push_back(std::move(args));
+  }
   std::vector<std::string> argv = {fs::path(o.main_path).filename().string()};
   argv.insert(argv.end(), program_args.begin(), program_args.end());
-  if (o.verbose) fmt::print(stderr, "[fluidc run: ORC JIT] {}\n", fmt::join(args, " "));
   // The runtime built with emulated thread_locals first (compiler/driver/CMakeLists.txt), then the kernels'.
   std::vector<std::string> archives = target().runtime_archives();
   const std::string jit_runtime = (fs::path(archives.front()).parent_path() / "libfluidc_runtime_jit.a").string();
   if (!fs::exists(jit_runtime)) user_error(fmt::format("fluidc run: {} is missing", jit_runtime));
   archives.insert(archives.begin(), jit_runtime);
-  const int rc = run_forked([&] { return run_embedded_jit(args, archives, argv); });
+  const int rc = run_forked([&] { return run_embedded_jit(compiles, archives, argv); });
   fs::remove_all(dir);
   return rc;
 }

@@ -34,12 +34,13 @@ int run_embedded_clang(const std::vector<std::string>& args, bool verbose);
 /// LLVM MC assembler, for params.S. Exit status.
 int run_embedded_assembler(const std::vector<const char*>& args);
 
-/// `fluidc run`: compiles one generated source (`compile_args`: flags and
-/// the source, as for clang++ -c) to LLVM IR in memory, links it in an ORC
-/// JIT against `archives` (the runtime's) and this process's libraries, and
-/// runs its main() with `program_args` (argv[0] first). main's exit status,
-/// or 3 when the JIT fails. Call it in a child process.
-int run_embedded_jit(const std::vector<std::string>& compile_args, const std::vector<std::string>& archives,
+/// `fluidc run`: compiles the generated sources (`compiles`: one command per
+/// translation unit, flags and the source as for clang++ -c; the one with
+/// main() first) to LLVM IR in memory, links them in an ORC JIT against
+/// `archives` (the runtime's) and this process's libraries, and runs main()
+/// with `program_args` (argv[0] first). main's exit status, or 3 when the
+/// JIT fails. Call it in a child process.
+int run_embedded_jit(const std::vector<std::vector<std::string>>& compiles, const std::vector<std::string>& archives,
                      const std::vector<std::string>& program_args);
 
 }  // namespace fluidc

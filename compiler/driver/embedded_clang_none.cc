@@ -8,7 +8,8 @@ std::string embedded_clang_unusable() { return "this fluidc was built without it
 std::string embedded_clang_version() { return ""; }
 int run_embedded_clang(const std::vector<std::string>&, bool) { return 127; }
 int run_embedded_assembler(const std::vector<const char*>&) { return 127; }
-int run_embedded_jit(const std::vector<std::string>&, const std::vector<std::string>&, const std::vector<std::string>&) {
+int run_embedded_jit(const std::vector<std::vector<std::string>>&, const std::vector<std::string>&,
+                     const std::vector<std::string>&) {
   return 127;
 }
 

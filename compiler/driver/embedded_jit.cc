@@ -66,29 +66,43 @@ bool cc1_arguments(const std::vector<std::string>& args, std::vector<std::string
   return !out.empty() && out[0] == "-cc1";
 }
 
-}  // namespace
-
-int run_embedded_jit(const std::vector<std::string>& compile_args, const std::vector<std::string>& archives,
-                     const std::vector<std::string>& program_args) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::InitializeNativeTargetAsmParser();
-
-  // 1. The generated C++ to an LLVM module, with the flags `fluidc build` uses.
+// One generated source to an LLVM module in its own context, with the flags `fluidc build` uses; an empty
+// module when the compile fails (clang has printed why).
+llvm::orc::ThreadSafeModule compile_to_module(const std::vector<std::string>& compile_args, std::string& error) {
   std::vector<std::string> cc1;
-  if (!cc1_arguments(compile_args, cc1)) return fail("cannot make the compile command");
+  if (!cc1_arguments(compile_args, cc1)) return error = "cannot make the compile command", llvm::orc::ThreadSafeModule();
   std::vector<const char*> cc1_argv;
   for (size_t i = 1; i < cc1.size(); ++i) cc1_argv.push_back(cc1[i].c_str());
   auto compiler = std::make_unique<clang::CompilerInstance>();
   compiler->createDiagnostics();
   if (!clang::CompilerInvocation::CreateFromArgs(compiler->getInvocation(), cc1_argv, compiler->getDiagnostics(),
                                                  kClangExecutable))
-    return fail("bad compile arguments");
+    return error = "bad compile arguments", llvm::orc::ThreadSafeModule();
   auto context = std::make_unique<llvm::LLVMContext>();
   clang::EmitLLVMOnlyAction action(context.get());
-  if (!compiler->ExecuteAction(action)) return 3;
+  if (!compiler->ExecuteAction(action)) return llvm::orc::ThreadSafeModule();
   std::unique_ptr<llvm::Module> module = action.takeModule();
-  if (!module) return fail("no module");
+  if (!module) return error = "no module", llvm::orc::ThreadSafeModule();
+  return llvm::orc::ThreadSafeModule(std::move(module), std::move(context));
+}
+
+}  // namespace
+
+int run_embedded_jit(const std::vector<std::vector<std::string>>& compiles, const std::vector<std::string>& archives,
+                     const std::vector<std::string>& program_args) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::InitializeNativeTargetAsmParser();
+
+  // 1. The generated C++ (model.cc and the shards of a long program) to LLVM modules.
+  std::vector<llvm::orc::ThreadSafeModule> modules;
+  for (const auto& args : compiles) {
+    std::string error;
+    modules.push_back(compile_to_module(args, error));
+    if (!modules.back()) return error.empty() ? 3 : fail(error);
+  }
+  if (modules.empty()) return fail("nothing to compile");
+  const llvm::Triple triple(modules.front().getModuleUnlocked()->getTargetTriple());
 
   // 2. A JIT linking like the system linker: JITLink, the ORC runtime for initialisers and thread_local.
   const std::string rt_dir = clang_resource_dir() + "/lib/linux/";
@@ -98,7 +112,7 @@ int run_embedded_jit(const std::vector<std::string>& compile_args, const std::ve
   const std::string builtins = rt_dir + "libclang_rt.builtins-x86_64.a";
   // Code as `fluidc build` makes it: position-independent (JITLink reads its EH frames), the
   // generic x86-64 CPU (the same instructions, so the same floating-point results), -O2's backend.
-  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(module->getTargetTriple())};
+  llvm::orc::JITTargetMachineBuilder machine{triple};
   machine.setCPU("x86-64");
   machine.setRelocationModel(llvm::Reloc::PIC_);
   machine.setCodeModel(llvm::CodeModel::Small);
@@ -140,7 +154,8 @@ int run_embedded_jit(const std::vector<std::string>& compile_args, const std::ve
     if (!lib) return fail(lib.takeError());
     main_jd.addGenerator(std::move(*lib));
   }
-  if (auto e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) return fail(std::move(e));
+  for (auto& module : modules)
+    if (auto e = (*jit)->addIRModule(std::move(module))) return fail(std::move(e));
 
   // 3. Everything main() reaches linked now, before the ORC runtime's dlopen collects the initialisers:
   // LLVM 14's ELFNixPlatform crashes registering the initialisers of an object linked after that (its

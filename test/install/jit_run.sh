@@ -57,6 +57,23 @@ diff -r out_bin out_jit > /dev/null || fail "inference: fluidc run fetched other
 ls out_jit/*.npy > /dev/null || fail "inference: fluidc run fetched nothing"
 echo "same: mlp inference (no compiler on \$PATH)"
 
+# A long program, compiled as several translation units (model.cc and model_shard*.cc): all of them linked.
+python3 "$src/tools/gen_scaling_programs.py" chain 2600 chain.pbtxt
+python3 -c '
+import struct, sys
+head = "{\x27descr\x27: \x27<f4\x27, \x27fortran_order\x27: False, \x27shape\x27: (4, 8), }"
+head += " " * (63 - (10 + len(head)) % 64) + "\n"
+vals = [((i * 37) % 17 - 8) / 4.0 for i in range(32)]
+sys.stdout.buffer.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head.encode() + struct.pack("<32f", *vals))
+' > chain_x.npy
+"$fluidc" build chain.pbtxt --save-temps chain_src -o bin_chain
+ls chain_src/model_shard1.cc > /dev/null || fail "the chain program was not sharded: the multi-unit JIT went untested"
+./bin_chain --feed x=chain_x.npy --fetch-dir out_chain_bin > /dev/null
+"$fluidc" run chain.pbtxt -- --feed x=chain_x.npy --fetch-dir out_chain_jit > /dev/null
+diff -r out_chain_bin out_chain_jit > /dev/null || fail "sharded program: fluidc run fetched other tensors than the binary"
+ls out_chain_jit/*.npy > /dev/null || fail "sharded program: fluidc run fetched nothing"
+echo "same: a program of $(ls chain_src/model*.cc | wc -l) translation units"
+
 # The program's own errors: its message and exit status 1, as from the binary (not a crash in the JIT).
 set +e
 "$fluidc" run "$mlp/model.pdmodel" -- --params "$mlp/model.pdiparams" --feed x=no_such.npy > /dev/null 2> err.txt
