@@ -7,6 +7,7 @@
 
 #include "runtime/driver_util.h"
 #include "runtime/finite_check.h"
+#include "runtime/lod.h"
 #include "runtime/parallel.h"
 #include "runtime/tensor_record.h"
 
@@ -68,7 +69,27 @@ void LibraryInstance::resize_feed(int i, const int64_t* dims, int rank) {
     if (dims[d] < 0 || (b.dims[d] >= 0 && dims[d] != b.dims[d]))
       fail("input '" + std::string(b.name) + "': shape " + shape.str() + " does not fit its declared " +
            declared_str(b) + " (dim " + std::to_string(d) + ")");
-  model_->tensor(b).resize(shape, b.dtype);
+  Tensor& t = model_->tensor(b);
+  t.resize(shape, b.dtype);
+  t.clear_lod();  // offsets of the rows it had
+}
+
+void LibraryInstance::set_feed_lod(int i, const Lod& lod) {
+  const VarBinding& b = info_.feeds[i];
+  const std::string what = "input '" + std::string(b.name) + "'";
+  if (static_cast<int>(lod.size()) > b.lod_level)
+    fail(what + ": " + std::to_string(lod.size()) + " LoD levels given, it declares lod_level " +
+         std::to_string(b.lod_level));
+  Tensor& t = model_->tensor(b);
+  if (lod.empty()) return t.clear_lod();
+  if (!t.initialized() || t.rank() == 0) fail(what + ": give it its data (a shape) before its LoD");
+  check_lod(lod, t.dim(0), what + " LoD");
+  t.mutable_lod() = lod;
+}
+
+Lod LibraryInstance::feed_lod(int i) const {
+  const Tensor& t = model_->tensor(info_.feeds[i]);
+  return t.lod() ? *t.lod() : Lod();
 }
 
 void LibraryInstance::set_feed(int i, const void* data, const int64_t* dims, int rank) {
@@ -102,6 +123,11 @@ void LibraryInstance::fetch_shape(int i, int64_t* out, int rank) const {
   for (int d = 0; d < rank; ++d) out[d] = t.dim(d);
 }
 
+Lod LibraryInstance::fetch_lod(int i) const {
+  const Tensor& t = model_->tensor(info_.fetches[i]);
+  return t.initialized() && t.lod() ? *t.lod() : Lod();
+}
+
 void LibraryInstance::run() {
   g_current_op = nullptr;
   if (!ready_)
@@ -113,6 +139,7 @@ void LibraryInstance::run() {
     const Tensor& t = model_->tensor(b);
     if (!t.initialized()) fail("input '" + std::string(b.name) + "' (" + declared_str(b) + ") was never set");
     check_against_declared(b, t, "the input", false);
+    if (t.lod()) check_lod(*t.lod(), t.dim(0), "input '" + std::string(b.name) + "' LoD");
   }
   model_->run();
   g_current_op = nullptr;

@@ -33,10 +33,17 @@ class LibraryInstance {
   /// set_feed also copies `data` (shape's element count) into it.
   void resize_feed(int i, const int64_t* dims, int rank);
   void set_feed(int i, const void* data, const int64_t* dims, int rank);
+  /// Input `i`'s sequences: at most its declared lod_level offset vectors,
+  /// checked now against the rows it has (runtime/lod.h's rule); resizing
+  /// the input clears them. An empty `lod` makes it dense again.
+  void set_feed_lod(int i, const Lod& lod);
+  Lod feed_lod(int i) const;
 
   /// Output `i` after run()/step() (nullptr before), and its shape.
   const void* fetch_data(int i) const;
   void fetch_shape(int i, int64_t* out, int rank) const;
+  /// Output `i`'s sequences after run()/step(); empty when dense or before the first.
+  Lod fetch_lod(int i) const;
 
   /// One inference (or one training step: step() also returns the loss).
   /// Checks first that the state is complete and every input is set.

@@ -25,6 +25,7 @@ struct Var {
   std::string ctype;  // element type in C++
   std::string dtype;  // Paddle's spelling
   std::vector<int64_t> dims;
+  int lod_level = 0;  // declared sequence levels: > 0 gives it LoD accessors
 };
 
 struct ElemType {
@@ -76,8 +77,20 @@ std::vector<Var> describe(const Program& main, const std::map<std::string, Tenso
     if (v.ctype.empty())
       user_error(fmt::format("--emit lib: {} '{}' has element type {}, which has no C++ type", what, name,
                              pb::VarType::Type_Name(dt)));
+    if (const pb::VarDesc* d = main.find_var(0, name); d && d->type().has_lod_tensor())
+      v.lod_level = d->type().lod_tensor().lod_level();
+    // An id takes its accessors' names too: variables `x` and `x_shape` would both declare input_x_shape().
+    auto taken = [&](const std::string& id) {
+      for (const char* suffix : {"", "_shape", "_size", "_lod", "_declared_dims"})
+        if (ids.count(id + suffix)) return true;
+      for (const auto& known : ids)
+        for (const char* suffix : {"_shape", "_size", "_lod", "_declared_dims"})
+          if (known + suffix == id) return true;
+      return false;
+    };
     v.id = accessor_id(name);
-    for (int n = 2; !ids.insert(v.id).second; ++n) v.id = accessor_id(name) + "_" + std::to_string(n);
+    for (int n = 2; taken(v.id); ++n) v.id = accessor_id(name) + "_" + std::to_string(n);
+    ids.insert(v.id);
     out.push_back(std::move(v));
   }
   return out;
@@ -99,6 +112,9 @@ std::string learning_rate_var(const Program& main, const ProgramInfo& info,
   auto d = describe(main, types, {lr}, "learning rate");
   return d[0].dtype == "float32" ? lr : "";
 }
+
+// A LoD as the header spells it: the same type as the runtime's Lod (runtime/tensor.h).
+constexpr const char* kLodType = "std::vector<std::vector<uint64_t>>";
 
 std::string array_type(const Var& v) { return fmt::format("std::array<int64_t, {}>", v.dims.size()); }
 std::string dims_literal(const Var& v) { return fmt::format("{{{}}}", fmt::join(v.dims, ", ")); }
@@ -143,7 +159,7 @@ class LibEmitter {
          "// Standard headers only; C++17 or later. Several instances may live in one process and\n"
          "// run at once, one per thread. Errors are thrown as fluidc::Error (docs/library.md).\n"
          "#pragma once\n\n#include <array>\n#include <cstdint>\n#include <memory>\n#include <stdexcept>\n"
-         "#include <string>\n\n";
+         "#include <string>\n#include <vector>\n\n";
     h << "#ifndef FLUIDC_LIBRARY_ERROR_DEFINED\n#define FLUIDC_LIBRARY_ERROR_DEFINED\nnamespace fluidc {\n"
          "/// What every method of a fluidc library class throws for bad input or state: an input shape\n"
          "/// that does not fit, a missing or mismatched parameter file, a kernel's check (the message\n"
@@ -181,8 +197,16 @@ class LibEmitter {
                        "  /// Gives the input a shape (-1 dims of the declaration take any size, the others must\n"
                        "  /// match: fluidc::Error otherwise); set_ also copies the shape's element count from data.\n"
                        "  void resize_input_{0}(const {2}& shape);\n"
-                       "  void set_input_{0}(const {1}* data, const {2}& shape);\n\n",
+                       "  void set_input_{0}(const {1}* data, const {2}& shape);\n",
                        v.id, v.ctype, a);
+      if (v.lod_level > 0)
+        h << fmt::format("  /// Its sequences (LoD): up to {1} offset vector(s), outermost first, each from 0, never\n"
+                         "  /// decreasing, ending at the next level's count or at the input's rows. Set after the\n"
+                         "  /// data (a new shape clears them) and checked then; without them the input is dense.\n"
+                         "  void set_input_{0}_lod(const {2}& lod);\n"
+                         "  {2} input_{0}_lod() const;\n",
+                         v.id, v.lod_level, kLodType);
+      h << "\n";
     }
     for (const auto& v : out_) {
       const std::string a = array_type(v);
@@ -192,8 +216,13 @@ class LibEmitter {
                        "  /// valid until the next {3} or load().\n"
                        "  const {1}* output_{0}() const;\n"
                        "  {2} output_{0}_shape() const;\n"
-                       "  int64_t output_{0}_size() const;\n\n",
+                       "  int64_t output_{0}_size() const;\n",
                        v.id, v.ctype, a, info_.is_trainer ? "step()" : "run()");
+      if (v.lod_level > 0)
+        h << fmt::format("  /// Its sequences (LoD) after the last {1}, outermost level first; empty when dense.\n"
+                         "  {2} output_{0}_lod() const;\n",
+                         v.id, info_.is_trainer ? "step()" : "run()", kLodType);
+      h << "\n";
     }
     if (info_.is_trainer) {
       h << "  // ---- training\n"
@@ -259,8 +288,13 @@ class LibEmitter {
                        a, q, v.id, i, r);
       c << fmt::format("void {0}::resize_input_{1}(const {2}& shape) {{\n  guarded([&] {{ impl_->instance.resize_feed({3}, shape.data(), {4}); }});\n}}\n",
                        q, v.id, a, i, r);
-      c << fmt::format("void {0}::set_input_{1}(const {5}* data, const {2}& shape) {{\n  guarded([&] {{ impl_->instance.set_feed({3}, data, shape.data(), {4}); }});\n}}\n\n",
+      c << fmt::format("void {0}::set_input_{1}(const {5}* data, const {2}& shape) {{\n  guarded([&] {{ impl_->instance.set_feed({3}, data, shape.data(), {4}); }});\n}}\n",
                        q, v.id, a, i, r, v.ctype);
+      if (v.lod_level > 0)
+        c << fmt::format("void {0}::set_input_{1}_lod(const {3}& lod) {{\n  guarded([&] {{ impl_->instance.set_feed_lod({2}, lod); }});\n}}\n"
+                         "{3} {0}::input_{1}_lod() const {{\n  return guarded([&] {{ return impl_->instance.feed_lod({2}); }});\n}}\n",
+                         q, v.id, i, kLodType);
+      c << "\n";
     }
     for (size_t i = 0; i < out_.size(); ++i) {
       const Var& v = out_[i];
@@ -270,8 +304,12 @@ class LibEmitter {
       c << fmt::format("{0} {1}::output_{2}_shape() const {{\n  {0} s{{}};\n  guarded([&] {{ impl_->instance.fetch_shape({3}, s.data(), {4}); }});\n  return s;\n}}\n",
                        a, q, v.id, i, v.dims.size());
       c << fmt::format("int64_t {0}::output_{1}_size() const {{\n  if (!output_{1}()) return 0;\n  int64_t n = 1;\n"
-                       "  for (int64_t d : output_{1}_shape()) n *= d;\n  return n;\n}}\n\n",
+                       "  for (int64_t d : output_{1}_shape()) n *= d;\n  return n;\n}}\n",
                        q, v.id);
+      if (v.lod_level > 0)
+        c << fmt::format("{3} {0}::output_{1}_lod() const {{\n  return guarded([&] {{ return impl_->instance.fetch_lod({2}); }});\n}}\n",
+                         q, v.id, i, kLodType);
+      c << "\n";
     }
     if (info_.is_trainer) {
       c << fmt::format("double {}::step() {{\n  return guarded([&] {{ return impl_->instance.step(); }});\n}}\n", q);
