@@ -7,6 +7,8 @@ Standard library only (no NumPy, no Paddle, no MPI bindings); reuses run_job.py'
          within 1e-5 of one process trained at batch N*b from the same start. Also: rank 0's startup
          values reach every rank (c_broadcast: ranks run with different --seed), the collective
          binary links MPI and the single-process one does not, launch mistakes are clear errors.
+  resume dist.collective_resume: a job stopped after half its steps (every rank --save) and restarted from
+         those checkpoints (--resume) has, on every rank, the losses of an uninterrupted job, bit for bit.
   fault  dist.collective_fault: kill -9 of rank 1 makes mpirun end the job non-zero within 10 s
          naming rank 1; a stopped rank (SIGSTOP) makes rank 0's watchdog fail the job within its bound.
 Every wait is bounded; every process started is killed on exit.
@@ -196,6 +198,32 @@ def mode_train(a, work):
           % (a.steps, a.ranks, BATCH * a.ranks, TOL))
 
 
+def mode_resume(a, work):
+    half = a.steps // 2
+
+    def ok(tag, per_rank):
+        rc, out = job(a, work, per_rank)
+        if rc != 0:
+            fail("%s job exited %d:\n%s" % (tag, rc, out[-3000:]))
+    ok("uninterrupted", lambda r: ["--steps", str(a.steps), "--losses-out", "%s/whole%d.npy" % (work, r)])
+    ok("first half", lambda r: ["--steps", str(half), "--save", "%s/rank%d.ckpt" % (work, r)])
+    ok("resumed", lambda r: ["--steps", str(a.steps), "--resume", "%s/rank%d.ckpt" % (work, r), "--losses-out",
+                             "%s/second%d.npy" % (work, r)])
+    for r in range(a.ranks):
+        whole, second = read_npy_f32("%s/whole%d.npy" % (work, r)), read_npy_f32("%s/second%d.npy" % (work, r))
+        print("rank %d: uninterrupted steps %d-%d %s\n        resumed       %s" %
+              (r, half + 1, a.steps, " ".join("%.6f" % x for x in whole[half:]), " ".join("%.6f" % x for x in second)))
+        if len(whole) != a.steps or len(second) != a.steps - half:
+            fail("rank %d: want %d and %d losses, got %d and %d" % (r, a.steps, a.steps - half, len(whole),
+                                                                     len(second)))
+        # The same inputs and the same all-reduces in the same order (the optimizer state came back from the
+        # checkpoint, and the data position from its progress record): identical, not merely close.
+        if second != whole[half:]:
+            fail("rank %d: the resumed job's losses differ from the uninterrupted job's" % r)
+    print("PASS: a collective job of %d ranks resumed from its checkpoints after %d of %d steps has the same losses"
+          % (a.ranks, half, a.steps))
+
+
 def children(pid):
     """{rank: pid} of mpirun's rank processes (their environment names the rank)."""
     ranks = {}
@@ -285,7 +313,7 @@ def mode_fault(a, work):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["train", "fault"])
+    ap.add_argument("mode", choices=["train", "resume", "fault"])
     ap.add_argument("--fluidc", required=True)
     ap.add_argument("--fixture", required=True)
     ap.add_argument("--work", required=True)
@@ -302,7 +330,7 @@ def main():
     make_data(a.work, a.features, w_scale=0.3)
     build(a, a.work)
     try:
-        {"train": mode_train, "fault": mode_fault}[a.mode](a, a.work)
+        {"train": mode_train, "resume": mode_resume, "fault": mode_fault}[a.mode](a, a.work)
     finally:
         for p in procs:
             if p.poll() is None:
