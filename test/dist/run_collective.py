@@ -11,6 +11,10 @@ Standard library only (no NumPy, no Paddle, no MPI bindings); reuses run_job.py'
          those checkpoints (--resume) has, on every rank, the losses of an uninterrupted job, bit for bit.
   fault  dist.collective_fault: kill -9 of rank 1 makes mpirun end the job non-zero within 10 s
          naming rank 1; a stopped rank (SIGSTOP) makes rank 0's watchdog fail the job within its bound.
+With --netns (dist.netns_collective_2), every rank runs on a host of its own (a network namespace of
+netns.py) and mpirun on another, reaching them through netns_agent.sh as it would through ssh; MPI's
+out-of-band and tcp transports use only the namespaces' own addresses. Exit 77 (skipped) where
+namespaces cannot be made.
 Every wait is bounded; every process started is killed on exit.
 """
 import argparse
@@ -25,6 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_job import check_params, fail, make_data, read_npy_f32, run  # noqa: E402
+import netns  # noqa: E402
 
 BATCH = 8
 # Float32 sums in another order (the all-reduce adds N per-rank mean gradients, each scaled by 1/N;
@@ -33,19 +38,25 @@ TOL = 1e-5
 
 procs = []
 rank_pids = []  # every rank process seen (mpirun may die before them)
+HOSTS = None  # --netns: a netns.Hosts, mpirun's ("launcher") and one per rank ("rank<r>")
 
 
 def mpirun_cmd(mpirun, ranks_args, extra=()):
-    """mpirun over loopback TCP only, one MPMD section per rank (each rank its own flags)."""
+    """mpirun over loopback TCP only (or, with --netns, the namespaces' links), one MPMD section per rank (each
+    rank its own flags)."""
+    nets = netns.SUBNET + "0/24" if HOSTS else "lo"
     cmd = [mpirun, "--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include",
-           "lo", "--mca", "oob_tcp_if_include", "lo"]
+           nets, "--mca", "oob_tcp_if_include", nets]
     if os.geteuid() == 0:  # CI containers run as root; mpirun refuses root without it
         cmd.append("--allow-run-as-root")
+    if HOSTS:
+        agent = os.path.join(os.path.dirname(os.path.abspath(__file__)), "netns_agent.sh")
+        cmd = HOSTS.prefix("launcher") + cmd + ["--mca", "plm_rsh_agent", agent]
     cmd += list(extra)
     for i, args in enumerate(ranks_args):
         if i:
             cmd.append(":")
-        cmd += ["-np", "1"] + args
+        cmd += ["-np", "1"] + (["--host", HOSTS.ns["rank%d" % i]] if HOSTS else []) + args
     return cmd
 
 
@@ -143,7 +154,21 @@ def same_file(x, y):
     return open(x, "rb").read() == open(y, "rb").read()
 
 
+def check_placement(a):
+    """--netns: each rank runs on its own host (namespace, hostname and address), none on mpirun's."""
+    probe = "echo rank=$OMPI_COMM_WORLD_RANK host=$(hostname) addr=$(ip -4 -o addr show eth0 | awk '{print $4}')"
+    cmd = mpirun_cmd(a.mpirun, [["/bin/sh", "-c", probe]] * a.ranks)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    got = sorted(re.findall(r"rank=(\d+) host=(\S+) addr=(\S+)", r.stdout))
+    want = sorted((str(i), HOSTS.ns["rank%d" % i], HOSTS.addr["rank%d" % i] + "/24") for i in range(a.ranks))
+    if r.returncode != 0 or got != want:
+        fail("placement: want ranks on %s, got %s (exit %d):\n%s%s" % (want, got, r.returncode, r.stdout, r.stderr))
+    print("placement: " + ", ".join("rank %s on %s (%s)" % g for g in got))
+
+
 def mode_train(a, work):
+    if HOSTS:
+        check_placement(a)
     check_links(work)
     check_misuse(a, work)
     # Job 1: no steps. Ranks other than 0 run the reseeded startup, so only the broadcast makes their
@@ -322,14 +347,23 @@ def main():
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--mpirun", default=shutil.which("mpirun"))
     ap.add_argument("--random-trials", type=int, default=0, help="fault: this many kills of a random rank instead")
+    ap.add_argument("--netns", action="store_true", help="train, resume: each rank on a host of its own (netns.py)")
     a = ap.parse_args()
     if not a.mpirun:
         fail("mpirun not found")
+    if a.netns and netns.available():
+        print("SKIP: %s" % netns.available())
+        sys.exit(77)
+    if a.netns and a.mode == "fault":
+        fail("--netns: fault mode finds the ranks as mpirun's children, which they are not across hosts")
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
     make_data(a.work, a.features, w_scale=0.3)
     build(a, a.work)
+    global HOSTS
     try:
+        if a.netns:
+            HOSTS = netns.Hosts(["launcher"] + ["rank%d" % r for r in range(a.ranks)])
         {"train": mode_train, "resume": mode_resume, "fault": mode_fault}[a.mode](a, a.work)
     finally:
         for p in procs:
@@ -342,6 +376,8 @@ def main():
         for pid in rank_pids:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+        if HOSTS:
+            HOSTS.close()
 
 
 if __name__ == "__main__":
