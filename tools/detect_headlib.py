@@ -8,6 +8,7 @@ A fixture directory (test/e2e/head_case.sh reads it):
   expected/<fetch>.npy              Paddle's outputs (static Executor on the saved program), fetch names with
                                     '/' written as '_', as fluidc's --fetch-dir writes them; <fetch>.lod<l>.npy
                                     the LoD offsets of an output that has any
+  cases/<tag>/{inputs,expected}/    more input sets, same layout (another input size of a program that takes any)
   compare                           one line per fetch: NAME RTOL ATOL [ties COL] (see head_case.sh)
   meta.json                         script, versions, feeds, fetches, ops, the checks the script made
 """
@@ -101,17 +102,26 @@ def run_saved(out, feeds, extra_fetch=()):
         paddle.disable_static()
 
 
-def write_fixture(out, script, data, feeds, fetch_names, outputs, compare, checks, notes):
-    """inputs/, expected/, compare and meta.json beside the model export() wrote."""
+def write_case(d, feeds, fetch_names, outputs):
+    """d/inputs/<feed>.npy and d/expected/<fetch>.npy (+ .lod<l>.npy); returns the fetches' file stems."""
     for k, a in feeds.items():
-        fl.save_npy(out / "inputs" / f"{k}.npy", a)
+        fl.save_npy(d / "inputs" / f"{k}.npy", a)
     files = []
     for n, (a, lod) in zip(fetch_names, outputs):
         f = n.replace("/", "_")
-        fl.save_npy(out / "expected" / f"{f}.npy", a)
+        fl.save_npy(d / "expected" / f"{f}.npy", a)
         for level, offsets in enumerate(lod):
-            fl.save_npy(out / "expected" / f"{f}.lod{level}.npy", np.asarray(offsets, dtype=np.int64))
+            fl.save_npy(d / "expected" / f"{f}.lod{level}.npy", np.asarray(offsets, dtype=np.int64))
         files.append(f)
+    return files
+
+
+def write_fixture(out, script, data, feeds, fetch_names, outputs, compare, checks, notes, cases=None):
+    """inputs/, expected/, cases/, compare and meta.json beside the model export() wrote. cases: {tag: (feeds,
+    outputs)}, more input sets of the same program."""
+    files = write_case(out, feeds, fetch_names, outputs)
+    for tag, (case_feeds, case_outputs) in (cases or {}).items():
+        write_case(out / "cases" / tag, case_feeds, fetch_names, case_outputs)
     lines = []
     for f in files:
         lines.append(f"{f} {compare[f]}" if f in compare else f"{f} {compare['*']}")
@@ -122,7 +132,8 @@ def write_fixture(out, script, data, feeds, fetch_names, outputs, compare, check
             "fetch": fetch_names, "outputs": {f: {"dtype": str(a.dtype), "shape": list(a.shape), "lod": lod}
                                               for f, (a, lod) in zip(files, outputs)},
             "ops": fl.op_types(data), "ops_sequence": fl.op_types(data, unique=False),
-            "checks": checks, "notes": notes}
+            "checks": checks, "notes": notes,
+            "cases": {tag: {k: list(a.shape) for k, a in f.items()} for tag, (f, _) in (cases or {}).items()}}
     fl.write_json(out / "meta.json", meta)
 
 

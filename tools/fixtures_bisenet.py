@@ -14,8 +14,9 @@
                  (bilinear_interp_v2) back to the input size; PaddleSeg's export appends argmax (axis 1, int32)
   exported       input [-1, 3, -1, -1] (any size, as PaddleSeg exports by default); outputs: the label map and the
                  upsampled logits (the latter to compare within 1e-4, the former exactly)
-  weights        synthesized (detect_headlib.synth_weights); input: one synthetic 48x64 image, the first found
-                 whose every pixel's top two logits lie apart (so the argmax is no coin toss)
+  weights        synthesized (detect_headlib.synth_weights); inputs: one synthetic 48x64 image and (cases/odd_size)
+                 a batch of two at 33x47, each the first found whose every pixel's top two logits lie apart (so the
+                 argmax is no coin toss)
 
   /tmp/pd/bin/python tools/fixtures_bisenet.py
 """
@@ -100,35 +101,46 @@ class BiSeNet(nn.Layer):
         return paddle.argmax(logits, axis=1, keepdim=True, dtype="int32"), logits
 
 
+def well_apart(out, tag, n, h, w):
+    """Paddle's outputs on the first synthetic batch (in seed order) of n images of h x w whose every pixel's top two
+    logits lie further apart than the logits' own tolerance lets them move (2 * (1e-4 * max |top two| + 1e-5)): the
+    label map is compared exactly, and a pass on the logits must not leave room for a flipped label."""
+    for seed in range(20):
+        feeds = {"x": np.stack([dh.image(f"bisenet/{tag}", seed * n + i, h, w) for i in range(n)])}
+        fetch, outputs, _ = dh.run_saved(out, feeds)
+        labels, logits = (a for a, _ in outputs)
+        top2 = np.sort(logits.astype(np.float64), axis=1)[:, -2:]
+        slack = (top2[:, 1] - top2[:, 0]) / (2 * (1e-4 * np.abs(top2).max(axis=1) + 1e-5))
+        print(f"bisenet {tag}: seed {seed}: {int((slack <= 1).sum())} pixels whose label the logits' tolerance could "
+              "flip")
+        if slack.min() > 1:
+            break
+    checks = {"input_seed": seed, "min_top2_gap_over_tolerance": float(slack.min()),
+              "max_abs_logit": float(np.max(np.abs(logits))),
+              "pixels_per_class": np.bincount(labels.reshape(-1), minlength=CLASSES).tolist()}
+    print(f"bisenet {tag}:", checks)
+    assert checks["min_top2_gap_over_tolerance"] > 1, checks
+    assert sum(n > 0 for n in checks["pixels_per_class"]) >= 3, checks
+    return feeds, fetch, outputs, checks
+
+
 def main():
     paddle.disable_static()
     out = dh.path("bisenet")
     model = BiSeNet()
     dh.synth_weights(model, "bisenet")
     data = dh.export(model, [InputSpec([None, 3, None, None], "float32", "x")], out)
-    # The label map is compared exactly, so every pixel's top two logits must lie further apart than the logits'
-    # own tolerance allows them to move (2 * (1e-4 * max |top two| + 1e-5)): else a pass on the logits could still flip a
-    # label. The first synthetic image (in seed order) where that holds is the input.
-    for seed in range(20):
-        feeds = {"x": dh.image("bisenet", seed, H, W)[None]}
-        fetch, outputs, _ = dh.run_saved(out, feeds)
-        labels, logits = (a for a, _ in outputs)
-        top2 = np.sort(logits.astype(np.float64), axis=1)[:, -2:]
-        slack = (top2[:, 1] - top2[:, 0]) / (2 * (1e-4 * np.abs(top2).max(axis=1) + 1e-5))
-        print(f"bisenet: image {seed}: {int((slack <= 1).sum())} pixels whose label the logits' tolerance could flip")
-        if slack.min() > 1:
-            break
-    checks = {"input_seed": seed, "min_top2_gap_over_tolerance": float(slack.min()),
-              "max_abs_logit": float(np.max(np.abs(logits))),
-              "pixels_per_class": np.bincount(labels.reshape(-1), minlength=CLASSES).tolist()}
-    print("bisenet:", checks)
-    assert checks["min_top2_gap_over_tolerance"] > 1, checks
-    assert sum(n > 0 for n in checks["pixels_per_class"]) >= 3, checks
+    feeds, fetch, outputs, checks = well_apart(out, "main", 1, H, W)
+    # The exported program takes any size: the same binary on a batch of 2 at an odd size (stride-2 convs round up,
+    # the bilinear resizes go between sizes of no integer ratio).
+    odd_feeds, _, odd_outputs, odd_checks = well_apart(out, "odd", 2, 33, 47)
     # The logits within the issue's 1e-4 relative (atol 1e-5: a logit near 0 is a sum of O(1) terms and carries their
     # absolute rounding); the label map exactly (checks: every pixel's top two logits are further apart than that).
     names = [n.replace("/", "_") for n in fetch]
-    dh.write_fixture(out, __file__, data, feeds, fetch, outputs, {names[0]: "0 0", names[1]: "1e-4 1e-5"}, checks,
-                     "spatial + context paths, attention refinement, feature fusion, bilinear_interp_v2, argmax")
+    dh.write_fixture(out, __file__, data, feeds, fetch, outputs, {names[0]: "0 0", names[1]: "1e-4 1e-5"},
+                     {"main": checks, "odd_size": odd_checks},
+                     "spatial + context paths, attention refinement, feature fusion, bilinear_interp_v2, argmax",
+                     cases={"odd_size": (odd_feeds, odd_outputs)})
 
 
 if __name__ == "__main__":
