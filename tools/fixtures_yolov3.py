@@ -13,7 +13,7 @@
             appends it (Out, Index, NmsRoisNum; background_label -1, pixel boxes)
   weights   synthesized (detect_headlib.synth_weights), the heads' objectness biases lowered so that a few tens of
             boxes survive the thresholds; input: a batch of 2 synthetic images at 96x96 standing for images of
-            480x640 and 384x384 (scale_factor)
+            480x640 and 384x384 (scale_factor); cases/empty_image: the second faded so that nothing of it passes
 
   /tmp/pd/bin/python tools/fixtures_yolov3.py
 """
@@ -143,6 +143,28 @@ def objectness_bias(name, v):
     return v
 
 
+def reference(out, data, feeds, counts):
+    """Paddle's outputs on feeds, with the checks that they are fit to compare at 1e-4 (detect_headlib.nms_margins;
+    yolo_box zeroes a box whose objectness sigmoid is below conf_thresh, so none may sit at that threshold either).
+    counts(rois_num) says whether the detections per image are the ones wanted."""
+    nms_in = dh.op_args(data, "multiclass_nms3", "BBoxes") + dh.op_args(data, "multiclass_nms3", "Scores")
+    fetch, outputs, extra = dh.run_saved(out, feeds, nms_in + dh.op_args(data, "yolo_box", "X"))
+    boxes, scores, raw = extra[0], extra[1], extra[2:]
+    det, index, rois_num = (a for a, _ in outputs)
+    checks = dh.nms_margins(boxes, scores, det, rois_num, NMS)
+    conf = np.concatenate([1 / (1 + np.exp(-r.reshape(r.shape[0], 3, 5 + CLASSES, -1)[:, :, 4].astype(np.float64)))
+                           .reshape(-1) for r in raw])
+    checks["conf_thresh_margin"] = float(np.min(np.abs(conf - CONF_THRESH)) / CONF_THRESH)
+    checks["boxes_over_conf_thresh"] = int((conf > CONF_THRESH).sum())
+    checks["detections_per_image"] = [int(n) for n in rois_num]
+    print("yolov3:", checks)
+    assert counts(rois_num), rois_num
+    for k in ("score_threshold_margin", "iou_threshold_margin", "suppressing_pair_score_gap", "kept_score_gap",
+              "conf_thresh_margin"):
+        assert checks[k] > 1e-5, (k, checks[k])
+    return fetch, outputs, checks
+
+
 def main():
     paddle.disable_static()
     out = dh.path("yolov3")
@@ -151,32 +173,21 @@ def main():
     specs = [InputSpec([None, 3, SIZE, SIZE], "float32", "image"), InputSpec([None, 2], "float32", "im_shape"),
              InputSpec([None, 2], "float32", "scale_factor")]
     data = dh.export(model, specs, out)
-    feeds = {"image": np.stack([dh.image("yolov3", 0, SIZE), dh.image("yolov3", 1, SIZE)]),
-             "im_shape": np.array([[SIZE, SIZE]] * 2, dtype=np.float32),
+    images = np.stack([dh.image("yolov3", 0, SIZE), dh.image("yolov3", 1, SIZE)])
+    feeds = {"image": images, "im_shape": np.array([[SIZE, SIZE]] * 2, dtype=np.float32),
              "scale_factor": np.array([[SIZE / 480, SIZE / 640], [SIZE / 384, SIZE / 384]], dtype=np.float32)}
-    # The NMS inputs and the heads' raw outputs as well, for the checks below.
-    nms_in = dh.op_args(data, "multiclass_nms3", "BBoxes") + dh.op_args(data, "multiclass_nms3", "Scores")
-    fetch, outputs, extra = dh.run_saved(out, feeds, nms_in + dh.op_args(data, "yolo_box", "X"))
-    boxes, scores, raw = extra[0], extra[1], extra[2:]
-    det, index, rois_num = (a for a, _ in outputs)
-    checks = dh.nms_margins(boxes, scores, det, rois_num, NMS)
-    # yolo_box zeroes a box whose objectness sigmoid is below conf_thresh: none may sit at the threshold either.
-    conf = np.concatenate([1 / (1 + np.exp(-r.reshape(r.shape[0], 3, 5 + CLASSES, -1)[:, :, 4].astype(np.float64)))
-                           .reshape(-1) for r in raw])
-    checks["conf_thresh_margin"] = float(np.min(np.abs(conf - CONF_THRESH)) / CONF_THRESH)
-    checks["boxes_over_conf_thresh"] = int((conf > CONF_THRESH).sum())
-    checks["detections_per_image"] = [int(n) for n in rois_num]
-    print("yolov3:", checks)
-    assert all(5 <= n <= 50 for n in rois_num), rois_num
-    for k in ("score_threshold_margin", "iou_threshold_margin", "suppressing_pair_score_gap", "kept_score_gap",
-              "conf_thresh_margin"):
-        assert checks[k] > 1e-5, (k, checks[k])
+    fetch, outputs, checks = reference(out, data, feeds, lambda n: all(5 <= k <= 50 for k in n))
+    # cases/empty_image: the second image faded to a tenth, so that nothing of it passes (NmsRoisNum 0 for it).
+    empty = dict(feeds, image=np.stack([images[0], images[1] * np.float32(0.1)]))
+    _, empty_outputs, empty_checks = reference(out, data, empty, lambda n: 5 <= n[0] <= 50 and n[1] == 0)
     out_name = fetch[0].replace("/", "_")
     # Out within the issue's 1e-4 relative (atol 1e-5: a coordinate clipped to 0), Index and NmsRoisNum exactly;
     # Out and Index as sets of rows within runs of equal score (there are none here: checks.kept_score_gap).
     dh.write_fixture(out, __file__, data, feeds, fetch, outputs,
                      {out_name: "1e-4 1e-5 ties 1", fetch[1].replace("/", "_"): f"0 0 ties-from {out_name} 1",
-                      "*": "0 0"}, checks, "yolo_box -> transpose/concat -> multiclass_nms3 (Out, Index, NmsRoisNum)")
+                      "*": "0 0"}, {"main": checks, "empty_image": empty_checks},
+                     "yolo_box -> transpose/concat -> multiclass_nms3 (Out, Index, NmsRoisNum)",
+                     cases={"empty_image": (empty, empty_outputs)})
 
 
 if __name__ == "__main__":
