@@ -43,6 +43,9 @@ SCRIPTS = [
     "fixtures_crf_tagger.py",   # crf_tagger, crf_tagger_infer: BiGRU-CRF on LoD input (linear_chain_crf, crf_decoding)
     "fixtures_lod_lstm_train.py",  # lod_lstm_classifier: dynamic_lstm + sequence_pool training
     "fixtures_crf_autodiff.py", # autodiff_lod/crf_tagger: fluidc's backward through linear_chain_crf
+    "fixtures_yolov3.py",       # detect/yolov3: Darknet + FPN + yolo_box + multiclass_nms3, as PaddleDetection exports
+    "fixtures_ssd.py",          # detect/ssd: prior_box + box_coder + multiclass_nms (Fluid's multi_box_head)
+    "fixtures_bisenet.py",      # detect/bisenet: BiSeNet V1 segmenter, bilinear_interp_v2 + argmax (PaddleSeg)
 ]
 # Per-op references, one script per op family (tools/op_caselib.py): test/fixtures/op_cases/<family>/.
 SCRIPTS += sorted(p.name for p in TOOLS.glob("op_cases_*.py"))

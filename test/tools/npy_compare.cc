@@ -1,6 +1,6 @@
 // test/tools/npy_compare.cc - compares two .npy arrays elementwise within a tolerance; the e2e tests' judge.
 //
-// usage: npy_compare ACTUAL EXPECTED [--rtol R] [--atol A]
+// usage: npy_compare ACTUAL EXPECTED [--rtol R] [--atol A] [--ties COL | --ties-from FILE COL]
 // An element passes when |actual - expected| <= atol + rtol * |expected|.
 // Shapes and dtypes must match exactly. Exit 0 on match, 1 on mismatch.
 // Other files than .npy are read as Paddle tensor records (combined
@@ -9,6 +9,15 @@
 // with a .npy.
 // usage: npy_compare --head N IN OUT   writes the first N rows of IN to OUT
 // (a test's first batch of a data file).
+//
+// --ties COL (two .npy files): the arrays are tables of rows (dim 0; a 1-D
+// array is one column). Consecutive rows of EXPECTED with equal values in
+// column COL form a group; ACTUAL must hold the same rows (within the
+// tolerance) in each group's row range, in any order. That is how detections
+// compare: NMS sorts them by score (column 1 of Out), and rows whose scores tie
+// come out in an order another implementation need not share.
+// --ties-from FILE COL: the groups come from column COL of FILE, a table with
+// as many rows (NMS's Index, grouped by the scores of the same NMS's Out).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -92,11 +101,65 @@ bool compare(const Tensor& a, const Tensor& e, const std::string& what, double r
   return true;
 }
 
+// Rows (dim 0) of a table, and the scalars per row.
+int64_t rows(const Tensor& t) { return t.shape().rank ? t.shape()[0] : 1; }
+int64_t row_width(const Tensor& t) { return rows(t) ? t.numel() / rows(t) : 0; }
+
+bool rows_close(const Tensor& a, int64_t ra, const Tensor& e, int64_t re, double rtol, double atol) {
+  const int64_t w = row_width(e);
+  for (int64_t k = 0; k < w; ++k) {
+    double x = at(a, ra * w + k), y = at(e, re * w + k);
+    if (!(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return false;
+  }
+  return true;
+}
+
+// ACTUAL's rows reordered within each tie group of `key` (column `col`) to line up with EXPECTED's: each expected row
+// takes the first unclaimed actual row of its group that matches it; rows left unmatched keep their relative order
+// in the places left, so that compare() reports them. Greedy matching is enough: rows of one group are different
+// detections, far apart compared with the tolerance. Returns the number of groups and the largest one's size.
+std::pair<int64_t, int64_t> align_ties(const Tensor& a, const Tensor& e, const Tensor& key, int64_t col, double rtol,
+                                       double atol, Tensor& out) {
+  const int64_t n = rows(e), w = row_width(e), kw = row_width(key);
+  if (rows(key) != n) fluidc::rt::fail("--ties: the key table has " + std::to_string(rows(key)) + " rows, expected " +
+                                       std::to_string(n));
+  if (col < 0 || col >= kw) fluidc::rt::fail("--ties: column " + std::to_string(col) + " outside the key's " +
+                                             std::to_string(kw) + " columns");
+  out.resize(a.shape(), a.dtype());
+  const size_t row_bytes = static_cast<size_t>(w) * dtype_size(a.dtype());
+  const auto* src = static_cast<const char*>(a.raw());
+  auto* dst = static_cast<char*>(out.raw());
+  int64_t groups = 0, largest = 0;
+  for (int64_t b = 0; b < n;) {
+    int64_t end = b + 1;
+    while (end < n && at(key, end * kw + col) == at(key, b * kw + col)) ++end;
+    std::vector<int64_t> take(static_cast<size_t>(end - b), -1);
+    std::vector<bool> used(static_cast<size_t>(end - b), false);
+    for (int64_t i = b; i < end; ++i)
+      for (int64_t j = b; j < end; ++j)
+        if (!used[j - b] && rows_close(a, j, e, i, rtol, atol)) {
+          take[i - b] = j, used[j - b] = true;
+          break;
+        }
+    int64_t next = b;
+    for (int64_t i = b; i < end; ++i) {
+      if (take[i - b] < 0) {
+        while (used[next - b]) ++next;
+        take[i - b] = next, used[next - b] = true;
+      }
+      std::memcpy(dst + i * row_bytes, src + take[i - b] * row_bytes, row_bytes);
+    }
+    ++groups, largest = std::max(largest, end - b), b = end;
+  }
+  return {groups, largest};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: npy_compare ACTUAL EXPECTED [--rtol R] [--atol A]\n");
+    std::fprintf(stderr,
+                 "usage: npy_compare ACTUAL EXPECTED [--rtol R] [--atol A] [--ties COL | --ties-from FILE COL]\n");
     return 2;
   }
   if (argc == 5 && !std::strcmp(argv[1], "--head")) {
@@ -117,9 +180,14 @@ int main(int argc, char** argv) {
     }
   }
   double rtol = 1e-5, atol = 0;
+  const char* ties_from = nullptr;
+  int64_t ties_col = -1;
   for (int i = 3; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--rtol")) rtol = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--atol")) atol = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--ties")) ties_col = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--ties-from") && i + 2 < argc)
+      ties_from = argv[i + 1], ties_col = std::atoll(argv[i + 2]), ++i;
     else { std::fprintf(stderr, "npy_compare: unknown option %s\n", argv[i]); return 2; }
   }
   try {
@@ -127,8 +195,16 @@ int main(int argc, char** argv) {
       Tensor a, e;
       fluidc::rt::read_npy(argv[1], a);
       fluidc::rt::read_npy(argv[2], e);
-      return compare(a, e, argv[1], rtol, atol) ? 0 : 1;
+      if (ties_col < 0) return compare(a, e, argv[1], rtol, atol) ? 0 : 1;
+      if (a.dtype() != e.dtype() || a.shape() != e.shape()) return compare(a, e, argv[1], rtol, atol) ? 0 : 1;
+      Tensor key, aligned;
+      if (ties_from) fluidc::rt::read_npy(ties_from, key);
+      auto [groups, largest] = align_ties(a, e, ties_from ? key : e, ties_col, rtol, atol, aligned);
+      std::printf("rows compared as sets within %lld groups of equal column %lld (largest %lld rows)\n",
+                  static_cast<long long>(groups), static_cast<long long>(ties_col), static_cast<long long>(largest));
+      return compare(aligned, e, argv[1], rtol, atol) ? 0 : 1;
     }
+    if (ties_col >= 0) { std::fprintf(stderr, "npy_compare: --ties compares two .npy files\n"); return 2; }
     std::vector<Tensor> a = read_tensors(argv[1]), e = read_tensors(argv[2]);
     if (a.size() != e.size()) {
       std::printf("MISMATCH: %zu records in %s, %zu in %s\n", a.size(), argv[1], e.size(), argv[2]);
