@@ -8,6 +8,7 @@
 # built without the memory plan must give every output bit for bit.
 # usage: head_case.sh FLUIDC NPY_COMPARE FIXTURE_DIR WORK_DIR
 set -euo pipefail
+source "$(dirname "$0")/compare_lod.sh"
 fluidc=$1 compare=$2 fixture=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
 "$fluidc" build "$fixture/model.pdmodel" --params "$fixture/model.pdiparams" -o "$work/model"
@@ -30,14 +31,7 @@ check_case() {
     esac
     echo "$name:"
     "$compare" "$out/$name.npy" "$dir/expected/$name.npy" --rtol "$rtol" --atol "$atol" "${ties[@]}"
-    for f in "$out/$name".lod*.npy "$dir/expected/$name".lod*.npy; do
-      [ -e "$f" ] || continue
-      lod=$(basename "$f")
-      [ -e "$dir/expected/$lod" ] || { echo "MISMATCH: $lod: fluidc gives $name a LoD Paddle does not"; exit 1; }
-      [ -e "$out/$lod" ] || { echo "MISMATCH: $lod: Paddle gives $name a LoD fluidc does not"; exit 1; }
-      "$compare" "$out/$lod" "$dir/expected/$lod" --rtol 0 --atol 0 > /dev/null || { echo "MISMATCH: $lod"; exit 1; }
-      [[ $f != "$dir"/* ]] || echo "$lod: equal"  # once per LoD (both sides list it)
-    done
+    compare_lod "$compare" "$out/$name" "$dir/expected/$name" "$name"
   done < "$fixture/compare"
   [ ${#names[@]} -gt 0 ] || { echo "no fetch listed in $fixture/compare"; exit 1; }
   "$work/unplanned" "${feeds[@]}" --fetch-dir "$out.unplanned" > /dev/null

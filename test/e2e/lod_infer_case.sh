@@ -5,6 +5,7 @@
 # fetches the fixture's `exact` file lists (decoded tag paths); every LoD the fetches carry must equal Paddle's.
 # usage: lod_infer_case.sh FLUIDC NPY_COMPARE FIXTURE_DIR WORK_DIR
 set -euo pipefail
+source "$(dirname "$0")/compare_lod.sh"
 fluidc=$1 compare=$2 fixture=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
 "$fluidc" build "$fixture/model.pdmodel" --params "$fixture/model.pdiparams" -o "$work/model"
@@ -31,14 +32,7 @@ for lod0 in "$fixture"/inputs/*.lod0.npy; do  # one case per LoD input file set:
     grep -qxF "$name" "$fixture/exact" && tol=(--rtol 0 --atol 0)
     echo "$case $name:"
     "$compare" "$out/$name.npy" "$f" "${tol[@]}"
-    for l in "$out/$name".lod*.npy "$fixture/expected/$stem".lod*.npy; do
-      [ -e "$l" ] || continue
-      level=${l##*.lod}
-      [ -e "$fixture/expected/$stem.lod$level" ] || { echo "MISMATCH: fluidc gives $name a LoD Paddle does not"; exit 1; }
-      [ -e "$out/$name.lod$level" ] || { echo "MISMATCH: Paddle gives $name a LoD fluidc does not"; exit 1; }
-      "$compare" "$out/$name.lod$level" "$fixture/expected/$stem.lod$level" --rtol 0 --atol 0 > /dev/null ||
-        { echo "MISMATCH: $name.lod$level"; exit 1; }
-    done
+    compare_lod "$compare" "$out/$name" "$fixture/expected/$stem" "$name"
     compared=$((compared + 1))
   done
   [ "$compared" -gt 0 ] || { echo "no expected/*_$case.npy in $fixture"; exit 1; }

@@ -5,6 +5,7 @@
 # same program built with --no-memory-plan must give every array bit for bit.
 # usage: op_case.sh FLUIDC NPY_COMPARE CASE_DIR WORK_DIR
 set -euo pipefail
+source "$(dirname "$0")/compare_lod.sh"
 fluidc=$1 compare=$2 case_dir=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
 read -r rtol atol < "$case_dir/tolerance"
@@ -24,13 +25,7 @@ done
 for name in "${fetch[@]}"; do
   echo "$name:"
   "$compare" "$work/out/$name.npy" "$case_dir/expected/$name.npy" --rtol "$rtol" --atol "$atol"
-  for f in "$work/out/$name".lod*.npy "$case_dir/expected/$name".lod*.npy; do
-    [ -e "$f" ] || continue
-    lod=$(basename "$f")
-    [ -e "$case_dir/expected/$lod" ] || { echo "MISMATCH: $lod: fluidc gives $name a LoD Paddle does not"; exit 1; }
-    [ -e "$work/out/$lod" ] || { echo "MISMATCH: $lod: Paddle gives $name a LoD fluidc does not"; exit 1; }
-    "$compare" "$work/out/$lod" "$case_dir/expected/$lod" --rtol 0 --atol 0 > /dev/null || { echo "MISMATCH: $lod"; exit 1; }
-  done
+  compare_lod "$compare" "$work/out/$name" "$case_dir/expected/$name" "$name"
 done
 "$fluidc" build "$case_dir/program.pdmodel" --fetch "$(IFS=,; echo "${fetch[*]}")" --no-memory-plan -o "$work/unplanned"
 "$work/unplanned" "${feeds[@]}" --fetch-dir "$work/unplanned_out" > /dev/null
