@@ -80,10 +80,13 @@ bool compare(const Tensor& a, const Tensor& e, const std::string& what, double r
     return false;
   }
   int64_t bad = 0, worst = -1;
-  double worst_excess = 0, max_rel = 0;
+  // max_rel alone reads alarming where values near zero are covered by atol; the share of the bound
+  // (diff / (atol + rtol |expected|)) that the closest call used says how near the comparison came to failing.
+  double worst_excess = 0, max_rel = 0, max_share = 0;
   for (int64_t i = 0; i < e.numel(); ++i) {
     double x = at(a, i), y = at(e, i), diff = std::fabs(x - y), allowed = atol + rtol * std::fabs(y);
     if (y != 0) max_rel = std::fmax(max_rel, diff / std::fabs(y));
+    if (allowed > 0) max_share = std::fmax(max_share, diff / allowed);
     if (!(diff <= allowed)) {  // NaN fails
       ++bad;
       if (worst < 0 || diff - allowed > worst_excess) worst = i, worst_excess = diff - allowed;
@@ -96,8 +99,10 @@ bool compare(const Tensor& a, const Tensor& e, const std::string& what, double r
                 static_cast<long long>(worst), at(a, worst), at(e, worst));
     return false;
   }
-  std::printf("match: %s: %lld elements %s%s, max relative error %.3g (rtol %g, atol %g)\n", what.c_str(),
-              static_cast<long long>(e.numel()), dtype_name(e.dtype()), e.shape().str().c_str(), max_rel, rtol, atol);
+  std::printf("match: %s: %lld elements %s%s, max relative error %.3g (rtol %g, atol %g), at most %.3g of the "
+              "bound used\n",
+              what.c_str(), static_cast<long long>(e.numel()), dtype_name(e.dtype()), e.shape().str().c_str(), max_rel,
+              rtol, atol, max_share);
   return true;
 }
 
