@@ -11,9 +11,15 @@ test/tools/synth_params.cc.
   mobilenetv2   paddle.vision.models.mobilenet_v2(scale=1.0), eval, x [1, 3, 224, 224]
   encoder       BERT-style: nn.TransformerEncoder, 2 layers, d_model 128, 2 heads, feed-forward 512,
                 gelu, eval; x [1, 64, 128] (already embedded tokens)
+  and, as the zoo beside them (other classifiers of paddle.vision.models, x [1, 3, 224, 224] unless
+  said): mobilenet_v1, mobilenet_v3_small (hard_swish, hard_sigmoid, squeeze-excite), shufflenet_v2_x0_25
+  (split, transpose2 channel shuffle), squeezenet1_1, googlenet (its main output; the aux heads are
+  pruned by the export), densenet121 (concat-heavy), inception_v3 (x [1, 3, 299, 299]),
+  resnext50_32x4d (grouped convolutions)
 
-  python3 tools/fixtures_models.py
+  python3 tools/fixtures_models.py [NAME ...]      (default: every model)
 """
+import sys
 
 import tempfile
 from pathlib import Path
@@ -40,10 +46,29 @@ def encoder(x):
     return nn.TransformerEncoder(layer, num_layers=2)(x)
 
 
+def vision(name, first_output=False):
+    """paddle.vision.models.<name>() with its default arguments, in eval mode as exported."""
+    def build(x):
+        model = getattr(paddle.vision.models, name)()
+        model.eval()
+        y = model(x)
+        return y[0] if first_output else y
+    return build
+
+
+IMAGE = [1, 3, 224, 224]
 MODELS = {
-    "resnet18": (resnet18, [1, 3, 224, 224]),
-    "mobilenetv2": (mobilenetv2, [1, 3, 224, 224]),
+    "resnet18": (resnet18, IMAGE),
+    "mobilenetv2": (mobilenetv2, IMAGE),
     "encoder": (encoder, [1, 64, 128]),
+    "mobilenet_v1": (vision("mobilenet_v1"), IMAGE),
+    "mobilenet_v3_small": (vision("mobilenet_v3_small"), IMAGE),
+    "shufflenet_v2_x0_25": (vision("shufflenet_v2_x0_25"), IMAGE),
+    "squeezenet1_1": (vision("squeezenet1_1"), IMAGE),
+    "googlenet": (vision("googlenet", first_output=True), IMAGE),
+    "densenet121": (vision("densenet121"), IMAGE),
+    "inception_v3": (vision("inception_v3"), [1, 3, 299, 299]),
+    "resnext50_32x4d": (vision("resnext50_32x4d"), IMAGE),
 }
 
 
@@ -66,7 +91,12 @@ def export(name, build, dims):
 
 
 def main():
-    for name, (build, dims) in MODELS.items():
+    names = sys.argv[1:] or list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        sys.exit(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
+    for name in names:
+        build, dims = MODELS[name]
         export(name, build, dims)
 
 
