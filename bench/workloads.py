@@ -402,4 +402,111 @@ class MobileNetV2(ImageClassifier):
 
 
 # BERT-tiny and an LSTM come next: each is one more class here (a Model subclass) and its entry below.
-MODELS = [FitALine(), Mlp(), WhileRnn(), LeNet(), ResNet18(), MobileNetV2()]
+class BertTiny(Model):
+    """The BERT-tiny-shaped encoder classifier of the e2e fixture bert_tiny (tools/fixtures_transformer_train.py):
+    word + position embeddings, layer_norm, 2 post-norm encoder layers (d_model 128, 2 heads, feed-forward
+    512, exact gelu, dropout 0), the first token -> Linear -> tanh -> Linear -> cross-entropy; SGD 0.01. The
+    torch module mirrors the Paddle layer's structure and names, so copy_structured maps every weight."""
+    name = "bert_tiny"
+    vocab, seq, hidden, heads, ff, layers = 100, 64, 128, 2, 512, 2
+    runs = [Run("BERT-tiny train step, batch 8", "train", 8, 20)]
+
+    def paddle_forward(self):
+        import paddle
+        import paddle.nn.functional as F
+        nn = paddle.nn
+        ids = paddle.static.data("ids", [-1, self.seq], "int64")
+        pos = paddle.static.data("pos", [-1, self.seq], "int64")
+        label = paddle.static.data("label", [-1, 1], "int64")
+        cfg = self
+
+        class Bert(nn.Layer):
+            def __init__(self):
+                super().__init__()
+                self.word, self.pos = nn.Embedding(cfg.vocab, cfg.hidden), nn.Embedding(cfg.seq, cfg.hidden)
+                self.norm = nn.LayerNorm(cfg.hidden)
+                layer = nn.TransformerEncoderLayer(cfg.hidden, cfg.heads, cfg.ff, dropout=0.0, activation="gelu")
+                self.encoder = nn.TransformerEncoder(layer, cfg.layers)
+                self.pooler, self.classifier = nn.Linear(cfg.hidden, cfg.hidden), nn.Linear(cfg.hidden, 2)
+
+            def forward(self, ids, pos):
+                h = self.encoder(self.norm(self.word(ids) + self.pos(pos)))
+                cls = paddle.squeeze(paddle.slice(h, axes=[1], starts=[0], ends=[1]), axis=[1])
+                return self.classifier(paddle.tanh(self.pooler(cls)))
+        self.layer = Bert()  # kept for torch_module's name mapping
+        return F.cross_entropy(self.layer(ids, pos), label), None
+
+    def paddle_optimizer(self):
+        import paddle
+        return paddle.optimizer.SGD(learning_rate=0.01)
+
+    def data(self, rows, rng):
+        return {"ids": rng.integers(0, self.vocab, (rows, self.seq)).astype(np.int64),
+                "pos": np.tile(np.arange(self.seq, dtype=np.int64), (rows, 1)),
+                "label": rng.integers(0, 2, (rows, 1)).astype(np.int64)}
+
+    def torch_module(self, weights):
+        import torch
+        nn, F, cfg = torch.nn, torch.nn.functional, self
+
+        class Attention(nn.Module):  # Paddle's MultiHeadAttention: separate q, k, v projections
+            def __init__(self):
+                super().__init__()
+                self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(cfg.hidden, cfg.hidden)
+                                                                        for _ in range(4))
+
+            def forward(self, x):
+                b, s, _ = x.shape
+                split = lambda t: t.reshape(b, s, cfg.heads, -1).transpose(1, 2)  # noqa: E731
+                q, k, v = split(self.q_proj(x)), split(self.k_proj(x)), split(self.v_proj(x))
+                p = torch.softmax(q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5, dim=-1)
+                return self.out_proj((p @ v).transpose(1, 2).reshape(b, s, -1))
+
+        class EncoderLayer(nn.Module):  # post-norm, as Paddle's default normalize_before=False
+            def __init__(self):
+                super().__init__()
+                self.self_attn = Attention()
+                self.linear1, self.linear2 = nn.Linear(cfg.hidden, cfg.ff), nn.Linear(cfg.ff, cfg.hidden)
+                self.norm1, self.norm2 = nn.LayerNorm(cfg.hidden), nn.LayerNorm(cfg.hidden)
+
+            def forward(self, x):
+                x = self.norm1(x + self.self_attn(x))
+                return self.norm2(x + self.linear2(F.gelu(self.linear1(x))))
+
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleList(EncoderLayer() for _ in range(cfg.layers))
+
+            def forward(self, x):
+                for layer in self.layers:
+                    x = layer(x)
+                return x
+
+        class Bert(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.word, self.pos = nn.Embedding(cfg.vocab, cfg.hidden), nn.Embedding(cfg.seq, cfg.hidden)
+                self.norm, self.encoder = nn.LayerNorm(cfg.hidden), Encoder()
+                self.pooler, self.classifier = nn.Linear(cfg.hidden, cfg.hidden), nn.Linear(cfg.hidden, 2)
+
+            def forward(self, inputs):
+                ids, pos = inputs
+                h = self.encoder(self.norm(self.word(ids) + self.pos(pos)))
+                return self.classifier(torch.tanh(self.pooler(h[:, 0])))
+        return copy_structured(Bert(), self.layer, weights)
+
+    def torch_batch(self, arrays):
+        import torch
+        return (torch.from_numpy(arrays["ids"]), torch.from_numpy(arrays["pos"])), torch.from_numpy(arrays["label"][:, 0])
+
+    def torch_loss(self):
+        import torch
+        return torch.nn.CrossEntropyLoss()
+
+    def torch_optimizer(self, params):
+        import torch
+        return torch.optim.SGD(params, lr=0.01)
+
+
+MODELS = [FitALine(), Mlp(), WhileRnn(), LeNet(), ResNet18(), MobileNetV2(), BertTiny()]
