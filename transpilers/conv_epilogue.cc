@@ -1,0 +1,162 @@
+// transpilers/conv_epilogue.cc - moves conv -> elementwise_add(per-channel parameter) -> activation into the conv.
+#include "transpilers/conv_epilogue.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/ir/attrs.h"
+#include "compiler/ops/grad_util.h"
+#include "compiler/ops/registry.h"
+#include "kernels/shapes/broadcast.h"
+#include "transpilers/block_uses.h"
+
+namespace fluidc {
+namespace {
+
+std::vector<int64_t> dims_of(const pb::VarDesc& v) {
+  const auto& d = v.type().lod_tensor().tensor().dims();
+  return {d.begin(), d.end()};
+}
+
+/// Y broadcast into X by the elementwise kernels' own rule (Paddle's axis
+/// alignment, kernels/shapes/broadcast.h) varies along `channel_axis` only,
+/// with X's `channels` values there, and leaves X's shape as it is.
+bool per_channel(const std::vector<int64_t>& x, const std::vector<int64_t>& y, int axis, int channel_axis,
+                 int64_t channels) {
+  const int rank = static_cast<int>(x.size());
+  if (y.empty() || y.size() > x.size() || rank > rt::Shape::kMaxRank || x[channel_axis] != channels) return false;
+  const rt::Shape xs = rt::Shape::from(x.data(), rank);
+  rt::Shape xa, ya, out;
+  if (!shapes::broadcast_paddle(xs, rt::Shape::from(y.data(), static_cast<int>(y.size())), axis, xa, ya, out)
+           .empty() ||
+      out != xs)
+    return false;
+  for (int i = 0; i < rank; ++i)
+    if (ya[i] != (i == channel_axis ? channels : 1)) return false;
+  return true;
+}
+
+class Fuser {
+ public:
+  Fuser(pb::ProgramDesc& prog, const std::vector<std::string>& keep)
+      : block_(*prog.mutable_blocks(0)), uses_(count_uses(prog, keep)) {}
+
+  int run() {
+    for (int i = 0; i < block_.ops_size(); ++i) {
+      if (dropped_.count(i)) continue;
+      const ops::OpDef* def = ops::find_op(block_.ops(i).type());
+      ops::ChannelLinear cl;
+      if (!def || !def->channel_linear || !def->channel_linear(block_.ops(i), cl) || cl.bias.empty() ||
+          cl.epilogue.activation.empty() || has_activation(block_.ops(i), cl))
+        continue;
+      if (move_bias(i, cl)) ++moved_;
+      if (move_activation(i, cl)) ++moved_;
+    }
+    if (moved_) rebuild();
+    return moved_;
+  }
+
+ private:
+  static bool has_activation(const pb::OpDesc& op, const ops::ChannelLinear& cl) {
+    const pb::OpDesc::Attr* a = find_attr(op, cl.epilogue.activation);
+    return a && !a->s().empty();
+  }
+
+  /// The block-0 op after `i` that is the only reader of op i's output, or -1.
+  int sole_reader(int i, const std::string& out) const {
+    if (!uses_.private_value(out)) return -1;
+    for (int j = i + 1; j < block_.ops_size(); ++j)
+      for (const auto& slot : block_.ops(j).inputs())
+        for (const auto& a : slot.arguments())
+          if (a == out) return dropped_.count(j) ? -1 : j;
+    return -1;
+  }
+
+  /// `out` may take over as the convolution's output: a plain intermediate.
+  bool renamable(const std::string& out, const std::string& from) const {
+    const pb::VarDesc* v = find_block_var(block_, out);
+    return !out.empty() && out != from && v && !v->persistable() && uses_.write_count(out) == 1;
+  }
+
+  bool move_bias(int i, const ops::ChannelLinear& cl) {
+    pb::OpDesc& conv = *block_.mutable_ops(i);
+    const std::string x = sole(conv, cl.out, false), w = sole(conv, cl.weight, true);
+    const int j = sole_reader(i, x);
+    if (j < 0 || w.empty()) return false;
+    const pb::OpDesc& add = block_.ops(j);
+    const ops::OpDef* add_def = ops::find_op(add.type());
+    ops::BiasAdd ba;
+    if (!add_def || !add_def->bias_add || !add_def->bias_add(add, ba) || sole(add, ba.x, true) != x) return false;
+    const std::string y = sole(add, ba.y, true), out = sole(add, ba.out, false);
+    if (!persistable(block_, y) || uses_.write_count(y) != 0 || !renamable(out, x)) return false;
+    const pb::VarDesc* xv = find_block_var(block_, x);
+    const pb::VarDesc* wv = find_block_var(block_, w);
+    if (!xv || !wv) return false;
+    const auto xd = dims_of(*xv), wd = dims_of(*wv), yd = dims_of(*find_block_var(block_, y));
+    const int rank = static_cast<int>(xd.size());
+    if (rank < 3 || cl.weight_axis >= static_cast<int>(wd.size())) return false;
+    const int channel_axis = cl.out_axis < 0 ? rank + cl.out_axis : cl.out_axis;
+    if (!per_channel(xd, yd, ba.axis, channel_axis, wd[cl.weight_axis])) return false;
+
+    std::string bias = y;
+    if (const std::string old = sole(conv, cl.bias, true); !old.empty()) {
+      // Bias + Y once per load; same dims only, so the sum is a plain add.
+      const pb::VarDesc* ov = find_block_var(block_, old);
+      if (!ov || dims_of(*ov) != yd) return false;
+      bias = new_var(block_, out + ".conv_bias", *ov);
+      before_[i].push_back(make_op(add.type(), {{ba.x, old}, {ba.y, y}}, ba.out, bias));
+    } else if (!op_inputs(conv, cl.bias).empty()) {
+      return false;  // several variables bound: not a bias this pass understands
+    }
+    bind_input(conv, cl.bias, bias);
+    bind_output(conv, cl.out, out);
+    dropped_.insert(j);
+    return true;
+  }
+
+  bool move_activation(int i, const ops::ChannelLinear& cl) {
+    pb::OpDesc& conv = *block_.mutable_ops(i);
+    const std::string x = sole(conv, cl.out, false);
+    const int j = sole_reader(i, x);
+    if (j < 0) return false;
+    const pb::OpDesc& act = block_.ops(j);
+    const ops::OpDef* act_def = ops::find_op(act.type());
+    float alpha = 0, beta = 0;
+    if (!act_def || !act_def->conv_epilogue || act_def->inputs.size() != 1 || act_def->outputs.size() != 1)
+      return false;
+    const std::string in_slot = act_def->inputs[0].name, out_slot = act_def->outputs[0].name;
+    const std::string out = sole(act, out_slot, false);
+    if (sole(act, in_slot, true) != x || !renamable(out, x) || !act_def->conv_epilogue(act, alpha, beta))
+      return false;
+    ops::set_attr_string(conv, cl.epilogue.activation, act.type());
+    ops::set_attr_float(conv, cl.epilogue.alpha, alpha);
+    ops::set_attr_float(conv, cl.epilogue.beta, beta);
+    bind_output(conv, cl.out, out);
+    dropped_.insert(j);
+    return true;
+  }
+
+  void rebuild() {
+    google::protobuf::RepeatedPtrField<pb::OpDesc> rewritten;
+    for (int i = 0; i < block_.ops_size(); ++i) {
+      if (auto it = before_.find(i); it != before_.end())
+        for (auto& op : it->second) *rewritten.Add() = std::move(op);
+      if (!dropped_.count(i)) *rewritten.Add() = block_.ops(i);
+    }
+    block_.mutable_ops()->Swap(&rewritten);
+  }
+
+  pb::BlockDesc& block_;
+  const Uses uses_;
+  std::unordered_map<int, std::vector<pb::OpDesc>> before_;  // conv index -> ops to insert before it
+  std::unordered_set<int> dropped_;
+  int moved_ = 0;
+};
+
+}  // namespace
+
+int fuse_conv_epilogue(pb::ProgramDesc& prog, const std::vector<std::string>& keep) {
+  return Fuser(prog, keep).run();
+}
+
+}  // namespace fluidc
