@@ -88,7 +88,8 @@ class Fuser {
     ops::BiasAdd ba;
     if (!add_def || !add_def->bias_add || !add_def->bias_add(add, ba) || sole(add, ba.x, true) != x) return false;
     const std::string y = sole(add, ba.y, true), out = sole(add, ba.out, false);
-    if (!persistable(block_, y) || uses_.write_count(y) != 0 || !renamable(out, x)) return false;
+    int y_writer = -1;
+    if (!parameter_value(y, y_writer) || !renamable(out, x)) return false;
     const pb::VarDesc* xv = find_block_var(block_, x);
     const pb::VarDesc* wv = find_block_var(block_, w);
     if (!xv || !wv) return false;
@@ -108,9 +109,35 @@ class Fuser {
     } else if (!op_inputs(conv, cl.bias).empty()) {
       return false;  // several variables bound: not a bias this pass understands
     }
+    if (y_writer > i) {  // computed between the conv and the add: computed before the conv instead
+      before_[i].push_back(block_.ops(y_writer));
+      dropped_.insert(y_writer);
+    }
     bind_input(conv, cl.bias, bias);
     bind_output(conv, cl.out, out);
     dropped_.insert(j);
+    return true;
+  }
+
+  /// `y` is a parameter, or made from parameters alone by one op (Paddle's
+  /// nn.Conv2D writes reshape2(bias parameter) to [1, C, 1, 1]; fold-constants
+  /// then runs that op once per load). `writer`: that op's index, or -1.
+  bool parameter_value(const std::string& y, int& writer) const {
+    writer = -1;
+    if (!find_block_var(block_, y) || !is_dense_tensor(*find_block_var(block_, y))) return false;
+    if (uses_.write_count(y) == 0) return persistable(block_, y);
+    if (uses_.write_count(y) != 1 || uses_.pinned.count(y) || persistable(block_, y)) return false;
+    for (int k = 0; k < block_.ops_size() && writer < 0; ++k)
+      for (const auto& slot : block_.ops(k).outputs())
+        for (const auto& a : slot.arguments())
+          if (a == y) writer = k;
+    if (writer < 0 || dropped_.count(writer)) return false;
+    const pb::OpDesc& op = block_.ops(writer);
+    const ops::OpDef* def = ops::find_op(op.type());
+    if (!def || def->has(ops::kSideEffect) || def->has(ops::kRandom) || def->has(ops::kOwnsBlock)) return false;
+    for (const auto& slot : op.inputs())
+      for (const auto& a : slot.arguments())
+        if (!persistable(block_, a) || uses_.write_count(a) != 0) return false;
     return true;
   }
 

@@ -12,7 +12,9 @@ namespace fluidc {
 /// epilogue (OpDef::channel_linear with ChannelLinear::epilogue: conv2d,
 /// depthwise_conv2d, conv3d), in this order:
 ///  (a) an add (OpDef::bias_add: elementwise_add) whose X is the op's output
-///      and whose Y is a parameter with one value per output channel,
+///      and whose Y is a parameter, or made from parameters alone by one op
+///      (Paddle's reshape2 of nn.Conv2D's bias; moved before the convolution
+///      when it comes after), with one value per output channel,
 ///      broadcast along the channel axis by Paddle's axis rule ([C] at
 ///      axis 1 for NCHW, [C] at axis -1 for NHWC, [1, C, 1, 1], ...):
 ///      Y becomes the op's Bias. An op that has a Bias already (a folded
