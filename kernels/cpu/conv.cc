@@ -161,7 +161,11 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y, const ConvEpil
   }
   const bool pointwise = l.pointwise();
   if constexpr (std::is_same_v<T, float>) {
-    if (!pointwise && Mg * Pout * K > 4096) {
+    // A 1x1 convolution with an epilogue goes this way too (its "columns"
+    // are the image's rows, copied): the epilogue then runs on each block of
+    // the product while it is in cache, not over planes of megabytes after.
+    // Same blocked GEMM as conv_gemm's above its 4096 threshold: same sums.
+    if ((!pointwise || !ep.empty()) && Mg * Pout * K > 4096) {
       forward_fused(g, l, x, w, y, ep);
       return;
     }
