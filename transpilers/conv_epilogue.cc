@@ -7,7 +7,7 @@
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
-#include "kernels/shapes/broadcast.h"
+#include "compiler/ops/shape_ctx.h"
 #include "transpilers/block_uses.h"
 
 namespace fluidc {
@@ -18,22 +18,19 @@ std::vector<int64_t> dims_of(const pb::VarDesc& v) {
   return {d.begin(), d.end()};
 }
 
-/// Y broadcast into X by the elementwise kernels' own rule (Paddle's axis
-/// alignment, kernels/shapes/broadcast.h) varies along `channel_axis` only,
-/// with X's `channels` values there, and leaves X's shape as it is.
+/// Y broadcast into X by the elementwise ops' own rule (Paddle's axis
+/// alignment, shape_rules::broadcast) leaves X's shape as it is and varies
+/// along `channel_axis` only, with X's `channels` values there: it also
+/// broadcasts into a shape of X's rank that is 1 but for `channels` there.
 bool per_channel(const std::vector<int64_t>& x, const std::vector<int64_t>& y, int axis, int channel_axis,
                  int64_t channels) {
-  const int rank = static_cast<int>(x.size());
-  if (y.empty() || y.size() > x.size() || rank > rt::Shape::kMaxRank || x[channel_axis] != channels) return false;
-  const rt::Shape xs = rt::Shape::from(x.data(), rank);
-  rt::Shape xa, ya, out;
-  if (!shapes::broadcast_paddle(xs, rt::Shape::from(y.data(), static_cast<int>(y.size())), axis, xa, ya, out)
-           .empty() ||
-      out != xs)
-    return false;
-  for (int i = 0; i < rank; ++i)
-    if (ya[i] != (i == channel_axis ? channels : 1)) return false;
-  return true;
+  int64_t numel = 1;
+  for (int64_t d : y) numel *= d > 0 ? d : 0;
+  if (y.empty() || y.size() > x.size() || x[channel_axis] != channels || numel != channels) return false;
+  std::vector<int64_t> probe(x.size(), 1), out;
+  probe[channel_axis] = channels;
+  return shape_rules::broadcast(x, y, axis, out).empty() && out == x &&
+         shape_rules::broadcast(probe, y, axis, out).empty() && out == probe;
 }
 
 class Fuser {
@@ -99,19 +96,19 @@ class Fuser {
     const int channel_axis = cl.out_axis < 0 ? rank + cl.out_axis : cl.out_axis;
     if (!per_channel(xd, yd, ba.axis, channel_axis, wd[cl.weight_axis])) return false;
 
-    std::string bias = y;
-    if (const std::string old = sole(conv, cl.bias, true); !old.empty()) {
-      // Bias + Y once per load; same dims only, so the sum is a plain add.
-      const pb::VarDesc* ov = find_block_var(block_, old);
-      if (!ov || dims_of(*ov) != yd) return false;
-      bias = new_var(block_, out + ".conv_bias", *ov);
-      before_[i].push_back(make_op(add.type(), {{ba.x, old}, {ba.y, y}}, ba.out, bias));
-    } else if (!op_inputs(conv, cl.bias).empty()) {
-      return false;  // several variables bound: not a bias this pass understands
-    }
+    const std::string old = sole(conv, cl.bias, true);
+    if (old.empty() && !op_inputs(conv, cl.bias).empty()) return false;  // several variables bound
+    const pb::VarDesc* ov = old.empty() ? nullptr : find_block_var(block_, old);
+    // Bias + Y once per load; same dims only, so the sum is a plain add.
+    if (!old.empty() && (!ov || dims_of(*ov) != yd)) return false;
     if (y_writer > i) {  // computed between the conv and the add: computed before the conv instead
       before_[i].push_back(block_.ops(y_writer));
       dropped_.insert(y_writer);
+    }
+    std::string bias = y;
+    if (ov) {
+      bias = new_var(block_, out + ".conv_bias", *ov);
+      before_[i].push_back(make_op(add.type(), {{ba.x, old}, {ba.y, y}}, ba.out, bias));
     }
     bind_input(conv, cl.bias, bias);
     bind_output(conv, cl.out, out);
