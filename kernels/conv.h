@@ -9,9 +9,12 @@
 // normally empty. When a program does bind them (a fused conv + bias +
 // residual), they are added as that fusion meant: Bias per output channel,
 // ResidualData elementwise. Their gradients are not produced (Paddle's grad
-// ops have no Bias@GRAD). Other attributes of real programs (use_cudnn,
-// fuse_relu, Scale_in, workspace_size_MB, ...) only steer Paddle's backends
-// and are ignored.
+// ops have no Bias@GRAD). fuse_activation (with fuse_alpha, fuse_beta)
+// applies an activation op's scalar function to each output after the bias
+// and residual, as Paddle's fused convolutions do; the conv-epilogue pass
+// sets them (transpilers/conv_epilogue.h). Other attributes of real programs
+// (use_cudnn, fuse_relu, Scale_in, workspace_size_MB, ...) only steer
+// Paddle's backends and are ignored.
 #pragma once
 
 #include <string>
@@ -38,6 +41,12 @@ struct ConvAttrs {
   std::vector<int> dilations;
   int groups = 1;
   std::string data_format = "NCHW";
+  /// The type of the activation op applied to the output ("relu",
+  /// "leaky_relu", ...; see kernels/cpu/conv_epilogue.h), "" for none, and
+  /// its parameters (e.g. leaky_relu's alpha). Forward ops only.
+  std::string fuse_activation;
+  float fuse_alpha = 0.0f;
+  float fuse_beta = 0.0f;
 
   /// The attributes by Paddle name (see kernels/attr_fields.h).
   template <class F>
@@ -48,6 +57,9 @@ struct ConvAttrs {
     f("dilations", &ConvAttrs::dilations);
     f("groups", &ConvAttrs::groups);
     f("data_format", &ConvAttrs::data_format);
+    f("fuse_activation", &ConvAttrs::fuse_activation);
+    f("fuse_alpha", &ConvAttrs::fuse_alpha);
+    f("fuse_beta", &ConvAttrs::fuse_beta);
   }
 };
 

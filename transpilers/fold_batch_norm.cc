@@ -9,80 +9,10 @@
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
+#include "transpilers/block_uses.h"
 
 namespace fluidc {
 namespace {
-
-std::string sole(const pb::OpDesc& op, const std::string& slot, bool input) {
-  const auto v = input ? op_inputs(op, slot) : op_outputs(op, slot);
-  return v.size() == 1 ? v[0] : "";
-}
-
-/// How often each variable is read (all blocks), and by fetch ops or `keep`.
-struct Uses {
-  std::unordered_map<std::string, int> reads;
-  std::unordered_map<std::string, int> writes;  // block 0 only
-  std::unordered_set<std::string> pinned;
-};
-
-Uses count_uses(const pb::ProgramDesc& prog, const std::vector<std::string>& keep) {
-  Uses u;
-  u.pinned.insert(keep.begin(), keep.end());
-  for (int b = 0; b < prog.blocks_size(); ++b)
-    for (const auto& op : prog.blocks(b).ops()) {
-      const ops::OpDef* def = ops::find_op(op.type());
-      const bool fetch = def && def->has(ops::kFetch);
-      for (const auto& slot : op.inputs())
-        for (const auto& name : slot.arguments()) {
-          ++u.reads[name];
-          if (fetch || b != 0) u.pinned.insert(name);
-        }
-      if (b == 0)
-        for (const auto& slot : op.outputs())
-          for (const auto& name : slot.arguments()) ++u.writes[name];
-    }
-  return u;
-}
-
-int count(const std::unordered_map<std::string, int>& m, const std::string& name) {
-  auto it = m.find(name);
-  return it == m.end() ? 0 : it->second;
-}
-
-bool persistable(const pb::BlockDesc& block, const std::string& name) {
-  const pb::VarDesc* v = find_block_var(block, name);
-  return v && v->persistable() && is_dense_tensor(*v);
-}
-
-/// A fresh variable named after `base`, typed like `like` (dtype and dims).
-std::string new_var(pb::BlockDesc& block, const std::string& base, const pb::VarDesc& like) {
-  std::string name = base;
-  for (int n = 2; find_block_var(block, name); ++n) name = fmt::format("{}_{}", base, n);
-  const auto& td = like.type().lod_tensor().tensor();
-  add_tensor_var(block, name, td.data_type(), {td.dims().begin(), td.dims().end()});
-  return name;
-}
-
-pb::OpDesc make_op(const std::string& type, std::vector<std::pair<std::string, std::string>> in,
-                   const std::string& out_slot, const std::string& out) {
-  pb::OpDesc op;
-  op.set_type(type);
-  for (const auto& [slot, var] : in) ops::add_input(op, slot, {var});
-  ops::add_output(op, out_slot, {out});
-  return op;
-}
-
-/// Binds input `slot` to `var`, reusing an empty slot entry (old programs
-/// list their unused slots, e.g. `Bias=[]`).
-void bind_input(pb::OpDesc& op, const std::string& slot, const std::string& var) {
-  for (auto& s : *op.mutable_inputs())
-    if (s.parameter() == slot) {
-      s.clear_arguments();
-      s.add_arguments(var);
-      return;
-    }
-  ops::add_input(op, slot, {var});
-}
 
 /// The folding of one conv -> batch_norm pair: the ops computing the folded
 /// weight and bias (appended to `pre`), and the names of both.
@@ -133,8 +63,7 @@ int fold_batch_norm(pb::ProgramDesc& prog, const std::vector<std::string>& keep)
     ops::ChannelAffine ca;
     if (!bn_def || !bn_def->inference_affine || !bn_def->inference_affine(bn, ca)) continue;
     const std::string x = sole(bn, ca.x, true), y = sole(bn, ca.y, false);
-    if (x.empty() || y.empty() || uses.pinned.count(x) || count(uses.reads, x) != 1 || count(uses.writes, x) != 1)
-      continue;
+    if (x.empty() || y.empty() || !uses.private_value(x)) continue;
     // Outputs besides Y (saved statistics) must be unread.
     bool side_read = false;
     for (const auto& slot : bn.outputs())
@@ -151,6 +80,11 @@ int fold_batch_norm(pb::ProgramDesc& prog, const std::vector<std::string>& keep)
     const ops::OpDef* conv_def = ops::find_op(conv.type());
     ops::ChannelLinear cl;
     if (!conv_def || !conv_def->channel_linear || !conv_def->channel_linear(conv, cl) || cl.bias.empty()) continue;
+    // A bias of its own would need scaling too, and a fused activation comes
+    // before the batch_norm: neither is folded.
+    if (!op_inputs(conv, cl.bias).empty()) continue;
+    if (!cl.epilogue.activation.empty())
+      if (const pb::OpDesc::Attr* a = find_attr(conv, cl.epilogue.activation); a && !a->s().empty()) continue;
     const std::string w = sole(conv, cl.weight, true);
     if (w.empty() || !persistable(block, w) || sole(conv, cl.out, false) != x) continue;
     // Channels must line up: the batch_norm's axis is the conv output's.
@@ -165,8 +99,7 @@ int fold_batch_norm(pb::ProgramDesc& prog, const std::vector<std::string>& keep)
     for (auto& slot : *conv.mutable_inputs())
       if (slot.parameter() == cl.weight) slot.set_arguments(0, f.weight);
     bind_input(conv, cl.bias, f.bias);
-    for (auto& slot : *conv.mutable_outputs())
-      if (slot.parameter() == cl.out) slot.set_arguments(0, y);
+    bind_output(conv, cl.out, y);
     dropped.insert(i);
     ++folded;
   }

@@ -12,6 +12,7 @@
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/registry.h"
 #include "transpilers/autodiff.h"
+#include "transpilers/conv_epilogue.h"
 #include "transpilers/dead_code.h"
 #include "transpilers/fold_batch_norm.h"
 #include "transpilers/remove_dropout.h"
@@ -184,7 +185,17 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
     r.after("remove-dropout", s.main);
   }
 
-  // 8. dead-code: after every pass that adds ops (their results may be the
+  // 8. conv-epilogue: inference programs only (a trainer differentiates
+  //    the bias add and the activation); after fold-batch-norm, whose bias
+  //    it extends and which must see the convolution before its activation,
+  //    and after remove-dropout, which may leave the activation right after
+  //    the convolution.
+  if (r.selected("conv-epilogue") && inference) {
+    if (fuse_conv_epilogue(s.main, o.fetch) > 0) rewrote = true;
+    r.after("conv-epilogue", s.main);
+  }
+
+  // 9. dead-code: after every pass that adds ops (their results may be the
   //    only uses of earlier ones); before the check, so what is removed is
   //    never checked or compiled. Inference programs only: a trainer's loss
   //    is a result without a fetch op.
@@ -217,7 +228,7 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   check_dataflow(res.main, res.info, diags);
   diags.throw_if_errors();
 
-  // 9. fold-constants: a side table of the final program (which ops run
+  // 10. fold-constants: a side table of the final program (which ops run
   //    once per parameter load); after the check, since it reads the final
   //    fetch list. The emitter writes fused chains that touch those ops op
   //    by op, so fuse needs no ordering with it.
@@ -226,14 +237,14 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
     r.after("fold-constants", res.main.desc(), "# " + describe_load_time(res.load_time));
   }
 
-  // 10. fuse: after the last op rewrite (the plan names ops by index) and
+  // 11. fuse: after the last op rewrite (the plan names ops by index) and
   //    after the fetch list is final (a fetched value is never fused away).
   if (r.selected("fuse")) {
     s.fusion = plan_fusion(res.main, res.info);
     r.after("fuse", res.main.desc(), fusion_plan_text(s.fusion, res.main));
   }
 
-  // 11. memory-plan: last, since it needs the fusion plan (a fused
+  // 12. memory-plan: last, since it needs the fusion plan (a fused
   //    intermediate is never materialised and needs no buffer) and the
   //    load-time ops (what they write must outlive a step). A hook, when
   //    given, replaces the built-in planner.

@@ -23,11 +23,11 @@ namespace fluidc {
 /// unless a hook replaces it.
 inline const std::vector<std::string> kPipelinePasses = {
     "strip-inference", "loss", "autodiff", "optimizer", "distribute", "fold-batch-norm", "remove-dropout",
-    "dead-code", "fold-constants", "fuse", "memory-plan"};
+    "conv-epilogue", "dead-code", "fold-constants", "fuse", "memory-plan"};
 /// The rewrites `build` and `emit` run by default on an inference program
 /// (no optimizer op) when --passes does not say otherwise.
-inline const std::vector<std::string> kInferenceRewrites = {"fold-batch-norm", "remove-dropout", "dead-code",
-                                                            "fold-constants"};
+inline const std::vector<std::string> kInferenceRewrites = {"fold-batch-norm", "remove-dropout", "conv-epilogue",
+                                                            "dead-code", "fold-constants"};
 
 struct PipelineState;
 /// A pass plugged into one of the empty slots: rewrites state.main /

@@ -29,6 +29,8 @@ void infer_softmax(ShapeCtx& c) { infer_out_by_rule<kernels::SoftmaxAttrs>(c, sh
 
 // compiler/ops/activation_more.cc: the other unary activations, clip, pow, log_softmax.
 void add_activation_more_ops(std::vector<OpDef>& t);
+// The ConvEpilogueFn of an activation without parameters (activation_more.cc).
+bool plain_conv_epilogue(const pb::OpDesc&, float& alpha, float& beta);
 
 void add_activation_ops(std::vector<OpDef>& t) {
   // Activations whose gradient is a function of the output.
@@ -36,7 +38,7 @@ void add_activation_ops(std::vector<OpDef>& t) {
     std::string fwd = name;
     t.push_back({.type = fwd, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
                  .grad = fwd + "_grad", .infer_shape = shape_rules::same_as_x, .pointwise = fn,
-                 .in_place = kUnaryInPlace});
+                 .conv_epilogue = plain_conv_epilogue, .in_place = kUnaryInPlace});
     t.push_back({.type = fwd + "_grad", .family = "activation", .inputs = {{"Out"}, {"Out@GRAD"}},
                  .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs,
                  .in_place = kUnaryGradInPlace});

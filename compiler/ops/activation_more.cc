@@ -31,11 +31,13 @@ std::vector<SlotDef> grad_inputs(GradFrom from) {
 
 /// A pointwise op `type` (scalar function pw::<fn>) and its `type_grad`.
 /// `attrs`/`attrs_struct`: the kernel's attribute struct, or empty.
+/// `epilogue`: how a convolution applies it (ConvEpilogueFn), or null.
 void add_unary(std::vector<OpDef>& t, const std::string& type, const std::string& fn, GradFrom from,
-               std::vector<AttrDef> attrs = {}, const std::string& attrs_struct = "") {
+               std::vector<AttrDef> attrs = {}, const std::string& attrs_struct = "",
+               ConvEpilogueFn epilogue = nullptr) {
   t.push_back({.type = type, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = attrs,
                .attrs_struct = attrs_struct, .grad = type + "_grad", .infer_shape = shape_rules::same_as_x,
-               .pointwise = fn, .in_place = kUnaryInPlace});
+               .pointwise = fn, .conv_epilogue = epilogue, .in_place = kUnaryInPlace});
   t.push_back({.type = type + "_grad", .family = "activation", .inputs = grad_inputs(from),
                .outputs = {{"X@GRAD", true}}, .attrs = attrs, .attrs_struct = attrs_struct,
                .infer_shape = shape_rules::grads_like_inputs, .in_place = kUnaryGradInPlace});
@@ -43,22 +45,60 @@ void add_unary(std::vector<OpDef>& t, const std::string& type, const std::string
 
 template <class S>
 void add_unary(std::vector<OpDef>& t, const std::string& type, const std::string& fn, GradFrom from,
-               const std::string& attrs_struct) {
-  add_unary(t, type, fn, from, kernel_attrs<S>(), attrs_struct);
+               const std::string& attrs_struct, ConvEpilogueFn epilogue = nullptr) {
+  add_unary(t, type, fn, from, kernel_attrs<S>(), attrs_struct, epilogue);
+}
+
+// How each fusable activation's attributes travel as a convolution's
+// fuse_alpha / fuse_beta; kernels/cpu/conv_epilogue.h reads them back into
+// the same attribute struct.
+bool relu6_epilogue(const pb::OpDesc& op, float& alpha, float& beta) {
+  alpha = parse_attrs<kernels::Relu6Attrs>(op).threshold, beta = 0;
+  return true;
+}
+bool leaky_relu_epilogue(const pb::OpDesc& op, float& alpha, float& beta) {
+  alpha = parse_attrs<kernels::LeakyReluAttrs>(op).alpha, beta = 0;
+  return true;
+}
+// Two values carry three attributes only in Paddle's form, where the
+// clamp's threshold is also the divisor (6, 6, 3).
+bool hard_swish_epilogue(const pb::OpDesc& op, float& alpha, float& beta) {
+  const auto a = parse_attrs<kernels::HardSwishAttrs>(op);
+  alpha = a.threshold, beta = a.offset;
+  return a.scale == a.threshold;
+}
+bool hard_sigmoid_epilogue(const pb::OpDesc& op, float& alpha, float& beta) {
+  const auto a = parse_attrs<kernels::HardSigmoidAttrs>(op);
+  alpha = a.slope, beta = a.offset;
+  return true;
+}
+bool swish_epilogue(const pb::OpDesc& op, float& alpha, float& beta) {
+  alpha = parse_attrs<kernels::SwishAttrs>(op).beta, beta = 0;
+  return true;
+}
+bool elu_epilogue(const pb::OpDesc& op, float& alpha, float& beta) {
+  alpha = parse_attrs<kernels::EluAttrs>(op).alpha, beta = 0;
+  return true;
 }
 
 }  // namespace
 
+bool plain_conv_epilogue(const pb::OpDesc&, float& alpha, float& beta) {
+  alpha = beta = 0;
+  return true;
+}
+
 void add_activation_more_ops(std::vector<OpDef>& t) {
   using G = GradFrom;
   namespace k = kernels;
-  add_unary<k::Relu6Attrs>(t, "relu6", "Relu6", G::kOut, "Relu6Attrs");
-  add_unary<k::LeakyReluAttrs>(t, "leaky_relu", "LeakyRelu", G::kX, "LeakyReluAttrs");
-  add_unary<k::HardSwishAttrs>(t, "hard_swish", "HardSwish", G::kX, "HardSwishAttrs");
-  add_unary<k::HardSigmoidAttrs>(t, "hard_sigmoid", "HardSigmoid", G::kOut, "HardSigmoidAttrs");
-  add_unary<k::SwishAttrs>(t, "swish", "Swish", G::kX, "SwishAttrs");
-  add_unary(t, "silu", "Silu", G::kXOut);
-  add_unary<k::EluAttrs>(t, "elu", "Elu", G::kXOut, "EluAttrs");
+  add_unary<k::Relu6Attrs>(t, "relu6", "Relu6", G::kOut, "Relu6Attrs", relu6_epilogue);
+  add_unary<k::LeakyReluAttrs>(t, "leaky_relu", "LeakyRelu", G::kX, "LeakyReluAttrs", leaky_relu_epilogue);
+  add_unary<k::HardSwishAttrs>(t, "hard_swish", "HardSwish", G::kX, "HardSwishAttrs", hard_swish_epilogue);
+  add_unary<k::HardSigmoidAttrs>(t, "hard_sigmoid", "HardSigmoid", G::kOut, "HardSigmoidAttrs",
+                                 hard_sigmoid_epilogue);
+  add_unary<k::SwishAttrs>(t, "swish", "Swish", G::kX, "SwishAttrs", swish_epilogue);
+  add_unary(t, "silu", "Silu", G::kXOut, {}, "", plain_conv_epilogue);
+  add_unary<k::EluAttrs>(t, "elu", "Elu", G::kXOut, "EluAttrs", elu_epilogue);
   add_unary<k::SoftplusAttrs>(t, "softplus", "Softplus", G::kX, "SoftplusAttrs");
   add_unary<k::MishAttrs>(t, "mish", "Mish", G::kX, "MishAttrs");
   add_unary(t, "exp", "Exp", G::kOut);

@@ -1,4 +1,6 @@
 // compiler/ops/conv.cc - conv2d, depthwise_conv2d, conv3d, conv2d_transpose, depthwise_conv2d_transpose and their grads.
+#include <fmt/format.h>
+
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
@@ -8,10 +10,21 @@
 namespace fluidc::ops {
 namespace {
 
+// A fused activation must be one the op table marks as fusable (the CPU
+// kernels apply exactly those: kernels/cpu/conv_epilogue.h).
+void check_fuse_activation(ShapeCtx& c, const std::string& act) {
+  if (act.empty()) return;
+  const OpDef* def = find_op(act);
+  if (!def || !def->conv_epilogue)
+    c.error(fmt::format("fuse_activation '{}' is not an activation a convolution can apply", printable(act)));
+}
+
 // Output from the kernels' rule (kernels/shapes/conv.h) over the parsed attributes.
 template <class Attrs, int Nsp,
           std::string (*Rule)(const rt::Shape&, const rt::Shape&, const Attrs&, int, shapes::ConvGeometry&)>
 void infer_conv(ShapeCtx& c) {
+  if constexpr (requires(Attrs a) { a.fuse_activation; })
+    check_fuse_activation(c, parse_attrs<Attrs>(c.op()).fuse_activation);
   const TensorType& x = c.input("Input");
   const TensorType& w = c.input("Filter");
   rt::Shape xs, ws;
@@ -27,14 +40,16 @@ void infer_conv(ShapeCtx& c) {
 }
 
 // Output channel c of a convolution is linear in Filter[c] (Filter is
-// [Cout, Cin/groups, k...]); the kernel adds Bias per output channel.
-// Programs that already bind Bias or ResidualData are left as they are.
+// [Cout, Cin/groups, k...]); the kernel adds Bias per output channel, then
+// the fused activation (kernels/conv.h). Programs that bind ResidualData are
+// left as they are.
 bool conv_channel_linear(const pb::OpDesc& op, ChannelLinear& cl) {
-  if (!op_inputs(op, "Bias").empty() || !op_inputs(op, "ResidualData").empty()) return false;
+  if (!op_inputs(op, "ResidualData").empty()) return false;
   const auto a = parse_attrs<kernels::ConvAttrs>(op);
   bool last = false;
   if (!shapes::conv_detail::channel_last(a.data_format, last).empty()) return false;
-  cl = {.weight = "Filter", .weight_axis = 0, .out = "Output", .out_axis = last ? -1 : 1, .bias = "Bias"};
+  cl = {.weight = "Filter", .weight_axis = 0, .out = "Output", .out_axis = last ? -1 : 1, .bias = "Bias",
+        .epilogue = {.activation = "fuse_activation", .alpha = "fuse_alpha", .beta = "fuse_beta"}};
   return true;
 }
 

@@ -27,6 +27,12 @@ void infer_elementwise(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
+// elementwise_add is Out = X + Y with Y broadcast at `axis`.
+bool add_bias_add(const pb::OpDesc& op, BiasAdd& ba) {
+  ba = {.axis = parse_attrs<kernels::ElementwiseAttrs>(op).axis};
+  return true;
+}
+
 }  // namespace
 
 void add_elementwise_ops(std::vector<OpDef>& t) {
@@ -71,6 +77,7 @@ void add_elementwise_ops(std::vector<OpDef>& t) {
                  .grad = fwd + "_grad",
                  .infer_shape = infer_elementwise,
                  .pointwise = fn,
+                 .bias_add = std::string(name) == "add" ? add_bias_add : nullptr,
                  .in_place = kBinaryInPlace});
     t.push_back({.type = fwd + "_grad",
                  .family = "elementwise",

@@ -70,10 +70,34 @@ struct ChannelLinear {
   std::string out;      ///< the output slot
   int out_axis = 1;     ///< the output's channel axis; -1 = the last
   std::string bias;     ///< a per-channel bias input the op adds itself, or ""
+  /// Attribute names through which the op applies an activation to its
+  /// output after the bias (Paddle's fuse_activation, fuse_alpha,
+  /// fuse_beta); `activation` empty: the op has no such epilogue.
+  struct Epilogue {
+    std::string activation, alpha, beta;
+  } epilogue;
 };
 /// Fills `cl` for this op; false when its attributes or bound slots put it
 /// outside that form (a transposed or batched weight, a residual input).
+/// A bound bias slot or a set epilogue do not: callers look at those.
 using ChannelLinearFn = bool (*)(const pb::OpDesc&, ChannelLinear& cl);
+
+/// Ops that are Out = X + Y with Y broadcast into X by Paddle's axis rule
+/// (elementwise_add): what conv-epilogue needs to move a per-channel Y into
+/// a convolution's bias. Slot names, and the op's axis.
+struct BiasAdd {
+  std::string x = "X", y = "Y", out = "Out";
+  int axis = -1;
+};
+/// Fills `ba`; false when the op is not in that form.
+using BiasAddFn = bool (*)(const pb::OpDesc&, BiasAdd& ba);
+
+/// Unary activations (X -> Out) a convolution can apply to each output as
+/// it writes it (ChannelLinear::epilogue): the values of its fuse_alpha and
+/// fuse_beta for this op's attributes; false when its attributes have no
+/// such form. The CPU kernels map the op type back to the same scalar
+/// function (kernels/cpu/conv_epilogue.h), so the numbers do not change.
+using ConvEpilogueFn = bool (*)(const pb::OpDesc&, float& alpha, float& beta);
 
 /// Ops that at inference are a per-channel affine map (batch_norm with
 /// is_test or use_global_stats): Y = (X - Mean) / sqrt(Variance + epsilon)
@@ -179,6 +203,10 @@ struct OpDef {
   ChannelLinearFn channel_linear = nullptr;
   /// batch_norm at inference: see ChannelAffine (fold-batch-norm).
   InferenceAffineFn inference_affine = nullptr;
+  /// elementwise_add: see BiasAdd (conv-epilogue).
+  BiasAddFn bias_add = nullptr;
+  /// Activations a convolution can fuse: see ConvEpilogueFn (conv-epilogue).
+  ConvEpilogueFn conv_epilogue = nullptr;
   /// The input slot whose LoD (sequence offsets) every output takes over,
   /// Paddle's ShareLoD: "X" for an op that keeps its rows' sequences. Empty:
   /// the kernel sets its outputs' LoD itself (sequence ops) or they have

@@ -2,6 +2,7 @@
 #include "kernels/conv.h"
 
 #include "kernels/cpu/conv_depthwise.h"
+#include "kernels/cpu/conv_epilogue.h"
 #include "kernels/cpu/isa_clones.h"
 #include "kernels/cpu/conv_layout.h"
 #include "kernels/cpu/conv_lowering.h"
@@ -76,7 +77,8 @@ bool batched_columns(int64_t N, int64_t Pout, int64_t K) {
 /// (image n of the chunk in columns [n*Pout, (n+1)*Pout)), then the
 /// product's [Mg, nb*Pout] rows are copied to each image's output channels.
 template <class T>
-void forward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const T* w, T* y) {
+void forward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const T* w, T* y,
+                     const ConvEpilogue<T>& ep) {
   const int64_t Pin = l.img_size(), Pout = l.col_size();
   const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * l.taps();
   const int64_t chunk = images_per_chunk(g.N, Pout);
@@ -94,9 +96,11 @@ void forward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const
       }
       conv_gemm<T>(false, false, Mg, cols, K, w + gi * Mg * K, col, T(0), prod);
       for (int64_t n = 0; n < nb; ++n)
-        for (int64_t m = 0; m < Mg; ++m)
-          std::copy(prod + m * cols + n * Pout, prod + m * cols + (n + 1) * Pout,
-                    y + ((n0 + n) * g.M + gi * Mg + m) * Pout);
+        for (int64_t m = 0; m < Mg; ++m) {
+          T* plane = y + ((n0 + n) * g.M + gi * Mg + m) * Pout;
+          std::copy(prod + m * cols + n * Pout, prod + m * cols + (n + 1) * Pout, plane);
+          if (!ep.empty()) ep.planes(plane, gi * Mg + m, 1, Pout);
+        }
     }
   }
 }
@@ -105,28 +109,40 @@ void forward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const
 /// K-slice of it row by row into its packing (im2col_row), so the matrix
 /// (K x Pout, megabytes for an early layer) never goes out to memory and
 /// back. One product per image and group.
-void forward_fused(const ConvGeometry& g, const Lowering& l, const float* x, const float* w, float* y) {
+/// The epilogue runs on each finished column block of the product, while
+/// it is in cache, not over the whole output after.
+void forward_fused(const ConvGeometry& g, const Lowering& l, const float* x, const float* w, float* y,
+                   const ConvEpilogue<float>& ep) {
   const int64_t Pin = l.img_size(), Pout = l.col_size();
   const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * l.taps();
   struct Source {
     const Lowering* l;
     const float* img;
+    const ConvEpilogue<float>* ep;
+    int64_t m0;  // the group's first output channel
   };
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
-      const Source src{&l, x + (n * g.C + gi * Cg) * Pin};
-      const BRows rows{[](const void* ctx, int64_t k, int64_t j0, int64_t cnt, float* dst) {
-                         const Source* s = static_cast<const Source*>(ctx);
-                         im2col_row(*s->l, s->img, k, j0, cnt, dst);
-                       },
-                       &src};
+      const Source src{&l, x + (n * g.C + gi * Cg) * Pin, &ep, gi * Mg};
+      BRows rows{[](const void* ctx, int64_t k, int64_t j0, int64_t cnt, float* dst) {
+                   const Source* s = static_cast<const Source*>(ctx);
+                   im2col_row(*s->l, s->img, k, j0, cnt, dst);
+                 },
+                 &src};
+      if (!ep.empty())
+        rows.done = [](const void* ctx, float* c, int64_t ldc, int64_t m, int64_t cnt) {
+          const Source* s = static_cast<const Source*>(ctx);
+          s->ep->rows(c, ldc, s->m0, m, cnt);
+        };
       packed_sgemm_rows(Mg, Pout, K, w + gi * Mg * K, K, rows, y + (n * g.M + gi * Mg) * Pout, Pout);
     }
 }
 
 /// y[N, M, Pout] from x[N, C, Pin] and w[M, C/groups, taps], channels first.
+/// Each finished group of output planes goes through `ep` (bias,
+/// activation) right after it is computed.
 template <class T>
-void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
+void forward(const ConvGeometry& g, const T* x, const T* w, T* y, const ConvEpilogue<T>& ep) {
   const Lowering l = lowering(g, false);
   const int64_t Pin = l.img_size(), Pout = l.col_size(), taps = l.taps();
   if (is_depthwise(g)) {
@@ -134,18 +150,23 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
     rt::parallel_for(g.N * g.M, [&](int64_t i) {
       const int64_t n = i / g.M, m = i % g.M;
       depthwise_plane_any(l, x + (n * g.C + m / mult) * Pin, w + m * taps, y + i * Pout);
+      if (!ep.empty()) ep.planes(y + i * Pout, m, 1, Pout);
     });
     return;
   }
   const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * taps;
   if (batched_columns(g.N, Pout, K)) {
-    forward_batched(g, l, x, w, y);
+    forward_batched(g, l, x, w, y, ep);
     return;
   }
   const bool pointwise = l.pointwise();
   if constexpr (std::is_same_v<T, float>) {
-    if (!pointwise && Mg * Pout * K > 4096) {
-      forward_fused(g, l, x, w, y);
+    // A 1x1 convolution with an epilogue goes this way too (its "columns"
+    // are the image's rows, copied): the epilogue then runs on each block of
+    // the product while it is in cache, not over planes of megabytes after.
+    // Same blocked GEMM as conv_gemm's above its 4096 threshold: same sums.
+    if ((!pointwise || !ep.empty()) && Mg * Pout * K > 4096) {
+      forward_fused(g, l, x, w, y, ep);
       return;
     }
   }
@@ -156,6 +177,7 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
       if (!pointwise) im2col(l, Cg, img, col);
       conv_gemm<T>(false, false, Mg, Pout, K, w + gi * Mg * K, pointwise ? img : col, T(0),
                    y + (n * g.M + gi * Mg) * Pout);
+      if (!ep.empty()) ep.planes(y + (n * g.M + gi * Mg) * Pout, gi * Mg, Mg, Pout);
     }
 }
 
@@ -242,10 +264,16 @@ void run_forward(const char* op, int nsp, const Tensor& input, const Tensor& fil
       using T = decltype(tag);
       const T* x = channels_first<T>(input, g.channel_last, g.C, ConvBuf::kInput);
       T* y = g.channel_last ? conv_buffer<T>(ConvBuf::kOutput, out.numel()) : out.data<T>();
-      forward<T>(g, x, filter.data<T>(), y);
-      finish_conv_output(g, y, bias, out);
-      if (residual)
-        for (int64_t i = 0; i < out.numel(); ++i) out.data<T>()[i] += residual->data<T>()[i];
+      // With a residual, the activation comes after it (a fused conv's order):
+      // the planes get the bias only, and the activation a pass of its own.
+      const ConvEpilogue<T> ep(op, bias, a);
+      forward<T>(g, x, filter.data<T>(), y, residual ? ep.bias_only() : ep);
+      finish_conv_output(g, y, nullptr, out);
+      if (residual) {
+        T* po = out.data<T>();
+        for (int64_t i = 0; i < out.numel(); ++i) po[i] += residual->data<T>()[i];
+        if (ep.has_activation()) ep.activate(po, out.numel());
+      }
     });
   }
   buf.finish();

@@ -321,6 +321,8 @@ __attribute__((always_inline)) inline void sgemm_blocked_body(int64_t slot, bool
                         std::min<int64_t>(kMR, mc - ir), std::min<int64_t>(kNR, nc - jr), alpha, slice_beta);
       }
     }
+    // Through a pointer, so the caller's code runs as compiled (not as this ISA clone).
+    if (rows && rows->done) rows->done(rows->ctx, C + jc, ldc, M, nc);
   }
 }
 
@@ -363,11 +365,16 @@ void packed_sgemm_rows(int64_t M, int64_t N, int64_t K, const float* A, int64_t 
         const BRows* base;
         int64_t j0;
       } sh{b, j0};
-      const BRows shifted{[](const void* ctx, int64_t k, int64_t j, int64_t n, float* dst) {
-                            const Shifted* s = static_cast<const Shifted*>(ctx);
-                            s->base->fn(s->base->ctx, k, s->j0 + j, n, dst);
-                          },
-                          &sh};
+      BRows shifted{[](const void* ctx, int64_t k, int64_t j, int64_t n, float* dst) {
+                      const Shifted* s = static_cast<const Shifted*>(ctx);
+                      s->base->fn(s->base->ctx, k, s->j0 + j, n, dst);
+                    },
+                    &sh};
+      if (B.done)
+        shifted.done = [](const void* ctx, float* c, int64_t ldc, int64_t m, int64_t n) {
+          const Shifted* s = static_cast<const Shifted*>(ctx);
+          s->base->done(s->base->ctx, c, ldc, m, n);
+        };
       sgemm_blocked(t, false, false, M, j1 - j0, K, 1.0f, A, lda, nullptr, 0, 0.0f, C + j0, ldc, &shifted);
     });
     return;

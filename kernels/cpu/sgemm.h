@@ -20,9 +20,13 @@ void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha
 /// A B operand made row by row on demand: fn(ctx, k, j0, n, dst) writes
 /// B[k, j0:j0+n] to dst[0:n]. A convolution's column matrix is made this way
 /// a K-slice at a time, straight into the GEMM's packing (never stored whole).
+/// `done`, when set, is called on each finished block of C (all of K summed,
+/// still in cache): done(ctx, c, ldc, M, n) for rows [0, M) and the n columns
+/// from c on; the convolutions add their bias and activation there.
 struct BRows {
   void (*fn)(const void* ctx, int64_t k, int64_t j0, int64_t n, float* dst);
   const void* ctx;
+  void (*done)(const void* ctx, float* c, int64_t ldc, int64_t M, int64_t n) = nullptr;
 };
 
 /// packed_sgemm(false, false, ...) with beta = 0 and B given by rows.
