@@ -42,8 +42,6 @@ inline void rnn_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const do
   }
 }
 
-template <class T> inline T rnn_sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
-
 /// The op's sizes and where each layer's data lives; validates the inputs.
 struct RnnPlan {
   shapes::RnnDims d;
