@@ -86,11 +86,12 @@ void run_cell(const RnnPlan& p, int64_t l, int64_t dir, const T* x, const Tensor
     for (int64_t j = 0; j < hh_bias_cols; ++j) g[j] += bhh[j];
   }
   T* hp_proj = rnn_buffer<T>(0, B * GH);
+  const RecurrentProduct<T> recur(whh, B, H, GH);
   const T* hprev = h0;
   const T* cprev = c0;
   for (int64_t s = 0; s < d.T; ++s) {
     const int64_t t = p.time_at(dir, s);
-    rnn_gemm(false, true, B, GH, H, hprev, H, whh, H, T(0), hp_proj, GH);
+    recur(hprev, hp_proj);
     for (int64_t b = 0; b < B; ++b) {
       T* g = gates + (t * B + b) * GH;
       const T* hw = hp_proj + b * GH;
