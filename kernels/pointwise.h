@@ -23,17 +23,21 @@ namespace fluidc::kernels::pw {
 // over them vectorise. Accuracy: relative error below 2e-7 (about 3 ulp)
 // (test/unit/kernels/pointwise_test.cc sweeps them against double).
 
-/// e^y for fp32: y = n ln2 + r with |r| <= ln2/2 (ln2 split in two so n ln2
-/// is exact), e^r by its Taylor series to r^7 (truncation < 1e-8 relative),
-/// 2^n from the exponent bits. y is clamped to [-87, 88]: the results at the
-/// ends are the fp32 range's, tiny or huge, not 0 or inf.
-inline float exp_f32(float y) {
-  y = y < -87.0f ? -87.0f : (y > 88.0f ? 88.0f : y);
-  // n = round(y / ln2) by truncating a value made positive (floor would be a
+/// e^y for fp32 over the whole float range: y = n ln2 + r with |r| <= ln2/2
+/// (ln2 split in two so n ln2 is exact), e^r by its Taylor series to r^7
+/// (truncation < 1e-8 relative), then 2^n applied as 2^(n/2) twice, so that
+/// results below 2^-126 come out as the subnormals they are (one rounding,
+/// in the last multiply) and results above the fp32 range as inf. y is
+/// clamped to [-104, 89], beyond which e^y rounds to 0 or inf; NaN stays NaN.
+[[gnu::always_inline]] inline float exp_f32(float y) {
+  // NaN fails both comparisons and is clamped to -104 (a float-to-int cast
+  // of NaN is undefined), then put back at the end.
+  const float c = y > -104.0f ? (y < 89.0f ? y : 89.0f) : -104.0f;
+  // n = round(c / ln2) by truncating a value made positive (floor would be a
   // libm call on baseline x86-64, which stops vectorisation).
-  const int32_t ni = static_cast<int32_t>(y * 1.44269504088896341f + 128.5f) - 128;
+  const int32_t ni = static_cast<int32_t>(c * 1.44269504088896341f + 256.5f) - 256;
   const float n = static_cast<float>(ni);
-  const float r = (y - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
+  const float r = (c - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
   float p = 1.0f / 5040.0f;
   p = p * r + 1.0f / 720.0f;
   p = p * r + 1.0f / 120.0f;
@@ -42,10 +46,14 @@ inline float exp_f32(float y) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  const int32_t bits = (ni + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  // n is in [-150, 128]: each half in [-75, 64] is a normal power of two.
+  const int32_t n1 = ni >> 1, n2 = ni - n1;
+  const int32_t b1 = (n1 + 127) << 23, b2 = (n2 + 127) << 23;
+  float s1, s2;
+  std::memcpy(&s1, &b1, sizeof s1);
+  std::memcpy(&s2, &b2, sizeof s2);
+  const float e = p * s1 * s2;
+  return y != y ? y : e;
 }
 
 /// tanh for fp32. |x| < 0.55: x + x^3 P(x^2), P a least-squares fit of
@@ -53,7 +61,7 @@ inline float exp_f32(float y) {
 /// 1 - 2 / (e^{2|x|} + 1), with |x| clamped at 10 (tanh rounds to 1 in fp32
 /// from 9.01 on).
 /// The sign is put back last; NaN stays NaN.
-inline float tanh_f32(float x) {
+[[gnu::always_inline]] inline float tanh_f32(float x) {
   const float a = std::fabs(x);
   const float z = a * a;
   float p = -0.0063048056326806545f;
@@ -66,6 +74,15 @@ inline float tanh_f32(float x) {
   const float large = 1.0f - 2.0f / (e + 1.0f);
   const float t = std::copysign(a < 0.55f ? small : large, x);
   return x != x ? x : t;
+}
+
+/// 1 / (1 + e^-x) for fp32 from one e = e^-|x| in (0, 1], so nothing
+/// overflows: 1 / (1 + e) for x > 0, e / (1 + e) for x <= 0, which keeps the
+/// tiny values (subnormals down to x = -103.9) that 1 / (1 + e^-x) loses
+/// once e^-x overflows. NaN stays NaN (e is NaN).
+[[gnu::always_inline]] inline float sigmoid_f32(float x) {
+  const float e = exp_f32(-std::fabs(x));
+  return (x > 0.0f ? 1.0f : e) / (1.0f + e);
 }
 
 /// ln x for fp32, branch-free like exp_f32: x = m 2^e with m in
@@ -137,7 +154,7 @@ inline float tanh_f32(float x) {
 struct Relu { template <class T> static T f(T v) { return v > 0 ? v : T(0); } };
 struct Sqrt { template <class T> static T f(T v) { return std::sqrt(v); } };
 struct Sigmoid {
-  static float f(float v) { return 1.0f / (1.0f + exp_f32(-v)); }
+  static float f(float v) { return sigmoid_f32(v); }
   static double f(double v) { return 1.0 / (1.0 + std::exp(-v)); }
 };
 struct Tanh {
@@ -165,7 +182,8 @@ inline double erf_t(double v) { return std::erf(v); }
 inline float tanh_t(float v) { return tanh_f32(v); }
 inline double tanh_t(double v) { return std::tanh(v); }
 /// 1 / (1 + e^-v).
-template <class T> inline T sigmoid_t(T v) { return T(1) / (T(1) + exp_t(-v)); }
+inline float sigmoid_t(float v) { return sigmoid_f32(v); }
+inline double sigmoid_t(double v) { return 1.0 / (1.0 + std::exp(-v)); }
 /// log(1 + e^v) in the form that neither overflows nor loses small values:
 /// max(v, 0) + log1p(e^-|v|).
 template <class T> [[gnu::always_inline]] inline T softplus_t(T v) {

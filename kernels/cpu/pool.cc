@@ -1,9 +1,12 @@
 // kernels/cpu/pool.cc - max/avg pooling over 2 or 3 spatial dims, channel-first or channel-last, and gradients.
 #include "kernels/pool.h"
 
+#include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/isa_clones.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/shapes/pool.h"
 
@@ -69,65 +72,126 @@ Tables window_tables(const PoolGeom& g) {
   return t;
 }
 
-// One (n, c) plane of max pooling, channel-first, in two passes per output
-// row: the maximum over the window's rows, column by column (whole input
-// rows: vectorised), then over each window's columns of that. A 3x3 window
-// costs 3 + 3/16 steps per output instead of 9 scalar ones. `a > b ? a : b`
-// throughout, as the one-pass loop: NaNs are skipped the same way.
-template <class T>
-void max_pool_plane(const PoolGeom& g, const Tables& t, const T* xp, T* yp) {
-  const int64_t IH = g.in[1], IW = g.in[2], OD = g.out[0], OH = g.out[1], OW = g.out[2];
-  thread_local std::vector<T> colmax;
-  colmax.resize(IW);
-  T* cm = colmax.data();
-  for (int64_t od = 0; od < OD; ++od)
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      std::fill(cm, cm + IW, std::numeric_limits<T>::lowest());
-      for (int64_t d = t.b[0][od]; d < t.e[0][od]; ++d)
-        for (int64_t h = t.b[1][oh]; h < t.e[1][oh]; ++h) {
-          const T* row = xp + (d * IH + h) * IW;
-          for (int64_t i = 0; i < IW; ++i) cm[i] = row[i] > cm[i] ? row[i] : cm[i];
-        }
-      T* yrow = yp + (od * OH + oh) * OW;
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        T acc = std::numeric_limits<T>::lowest();
-        for (int64_t i = t.b[2][ow]; i < t.e[2][ow]; ++i) acc = cm[i] > acc ? cm[i] : acc;
-        yrow[ow] = acc;
-      }
-    }
+// The output columns [lo, hi) whose windows lie wholly inside the input
+// row: there window ow starts at ow * s - pad and spans k columns, so those
+// columns need no table and no clipping. Adaptive windows vary: none.
+struct Interior {
+  int64_t lo = 0, hi = 0;
+};
+
+inline Interior interior_cols(const PoolGeom& g) {
+  Interior r;
+  if (g.adaptive || g.in[2] + g.pad[2] < g.k[2]) return r;
+  r.lo = std::min(g.out[2], (g.pad[2] + g.s[2] - 1) / g.s[2]);
+  r.hi = std::max(r.lo, std::min(g.out[2], (g.in[2] + g.pad[2] - g.k[2]) / g.s[2] + 1));
+  return r;
 }
 
-// One (n, c) plane, channel-first: the window's innermost run is contiguous.
+// a > b ? a : b keeps the one-pass loop's NaN rule: a NaN never wins.
+template <bool kMax, class T>
+[[gnu::always_inline]] inline T combine(T acc, T v) {
+  if constexpr (kMax) return v > acc ? v : acc;
+  else return acc + v;
+}
+
+// y[ow] = the max (or sum) of cm[ow * S - pad + j], j < K, over whole windows,
+// the sum divided by div. K and S known at compile time make the inner loop
+// straight-line code and the outer one vectorisable (S = 2: interleaved
+// loads). K = 0: k and s at run time.
+template <class T, bool kMax, int K, int S>
+[[gnu::always_inline]] inline void window_cols(const T* cm, T* y, Interior c, int64_t k, int64_t s, int64_t pad,
+                                               T div) {
+  const int64_t kk = K ? K : k, ss = K ? S : s;
+  for (int64_t ow = c.lo; ow < c.hi; ++ow) {
+    const T* w = cm + ow * ss - pad;
+    T acc = w[0];
+    for (int64_t j = 1; j < kk; ++j) acc = combine<kMax>(acc, w[j]);
+    y[ow] = kMax ? acc : acc / div;
+  }
+}
+
+// One (n, c) plane of pooling, channel-first, in two passes per output row:
+// the max (sum) over the window's rows, column by column (whole input rows:
+// vectorised), then over each window's columns of that, for the interior
+// columns by window_cols with the CRNN's windows (k2s2, k3s2, k2s1, k3s1,
+// k1s1) specialised, at the edges through the window tables. A 3x3 window
+// costs about 3 + 3/8 steps per output instead of 9 scalar ones. Max: cm
+// starts at lowest and never holds a NaN, as in the one-pass loop. Average:
+// the divisor is Paddle's (divisor() above). cm: IW scratch values.
 template <class T, bool kMax>
-void pool_plane(const PoolGeom& g, const Tables& t, const T* xp, T* yp) {
-  const int64_t IH = g.in[1], IW = g.in[2];
-  const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+[[gnu::always_inline]] inline void pool_plane_body(const PoolGeom& g, const Tables& t, const T* xp, T* yp, T* cm) {
+  const int64_t IH = g.in[1], IW = g.in[2], OD = g.out[0], OH = g.out[1], OW = g.out[2];
+  const int64_t k = g.k[2], s = g.s[2], pad = g.pad[2];
+  const Interior in = interior_cols(g);
+  const T init = kMax ? std::numeric_limits<T>::lowest() : T(0);
+  const bool by_count = g.exclusive || g.adaptive;
   for (int64_t od = 0; od < OD; ++od)
     for (int64_t oh = 0; oh < OH; ++oh) {
       const int64_t d0 = t.b[0][od], d1 = t.e[0][od], h0 = t.b[1][oh], h1 = t.e[1][oh];
-      const int64_t full_dh = t.full[0][od] * t.full[1][oh];
-      const int64_t count_dh = std::max<int64_t>(0, d1 - d0) * std::max<int64_t>(0, h1 - h0);
-      T* yrow = yp + (od * OH + oh) * OW;
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        const int64_t w0 = t.b[2][ow], w1 = t.e[2][ow];
-        T acc = kMax ? std::numeric_limits<T>::lowest() : T(0);
-        for (int64_t d = d0; d < d1; ++d)
-          for (int64_t h = h0; h < h1; ++h) {
-            const T* row = xp + (d * IH + h) * IW;
-            for (int64_t i = w0; i < w1; ++i) {
-              if constexpr (kMax) acc = row[i] > acc ? row[i] : acc;
-              else acc += row[i];
-            }
+      bool first = true;
+      for (int64_t d = d0; d < d1; ++d)
+        for (int64_t h = h0; h < h1; ++h) {
+          const T* row = xp + (d * IH + h) * IW;
+          if (first) {
+            for (int64_t i = 0; i < IW; ++i) cm[i] = combine<kMax>(init, row[i]);
+          } else {
+            for (int64_t i = 0; i < IW; ++i) cm[i] = combine<kMax>(cm[i], row[i]);
           }
+          first = false;
+        }
+      if (first) std::fill(cm, cm + IW, init);  // a window of no rows (padding only)
+      const int64_t rows = by_count ? std::max<int64_t>(0, d1 - d0) * std::max<int64_t>(0, h1 - h0)
+                                    : t.full[0][od] * t.full[1][oh];
+      T* yrow = yp + (od * OH + oh) * OW;
+      const T div = static_cast<T>(rows * k);  // interior windows span k columns, clipped or not
+      if (k == 2 && s == 2) window_cols<T, kMax, 2, 2>(cm, yrow, in, k, s, pad, div);
+      else if (k == 3 && s == 2) window_cols<T, kMax, 3, 2>(cm, yrow, in, k, s, pad, div);
+      else if (k == 2 && s == 1) window_cols<T, kMax, 2, 1>(cm, yrow, in, k, s, pad, div);
+      else if (k == 3 && s == 1) window_cols<T, kMax, 3, 1>(cm, yrow, in, k, s, pad, div);
+      else if (k == 1 && s == 1) window_cols<T, kMax, 1, 1>(cm, yrow, in, k, s, pad, div);
+      else window_cols<T, kMax, 0, 0>(cm, yrow, in, k, s, pad, div);
+      auto edge = [&](int64_t ow) {
+        const int64_t w0 = t.b[2][ow], w1 = t.e[2][ow];
+        T acc = init;
+        for (int64_t i = w0; i < w1; ++i) acc = combine<kMax>(acc, cm[i]);
         if constexpr (kMax) {
           yrow[ow] = acc;
         } else {
-          const int64_t div = (g.exclusive || g.adaptive) ? count_dh * std::max<int64_t>(0, w1 - w0)
-                                                          : full_dh * t.full[2][ow];
-          yrow[ow] = acc / static_cast<T>(div);
+          const int64_t cols = by_count ? std::max<int64_t>(0, w1 - w0) : t.full[2][ow];
+          yrow[ow] = acc / static_cast<T>(rows * cols);
         }
-      }
+      };
+      for (int64_t ow = 0; ow < in.lo; ++ow) edge(ow);
+      for (int64_t ow = in.hi; ow < OW; ++ow) edge(ow);
     }
+}
+
+// fp32, the common case, once per instruction set (kernels/cpu/isa_clones.h):
+// 8 or 16 lanes where the CPU has them.
+[[gnu::always_inline]] inline void max_pool_plane_f32_body(const PoolGeom& g, const Tables& t, const float* xp,
+                                                            float* yp, float* cm) {
+  pool_plane_body<float, true>(g, t, xp, yp, cm);
+}
+[[gnu::always_inline]] inline void avg_pool_plane_f32_body(const PoolGeom& g, const Tables& t, const float* xp,
+                                                            float* yp, float* cm) {
+  pool_plane_body<float, false>(g, t, xp, yp, cm);
+}
+FLUIDC_ISA_CLONES(void, max_pool_plane_f32,
+                  (const PoolGeom& g, const Tables& t, const float* xp, float* yp, float* cm),
+                  (g, t, xp, yp, cm))
+FLUIDC_ISA_CLONES(void, avg_pool_plane_f32,
+                  (const PoolGeom& g, const Tables& t, const float* xp, float* yp, float* cm),
+                  (g, t, xp, yp, cm))
+
+template <class T>
+void pool_plane(const PoolGeom& g, const Tables& t, const T* xp, T* yp, T* cm) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (g.max) max_pool_plane_f32(g, t, xp, yp, cm);
+    else avg_pool_plane_f32(g, t, xp, yp, cm);
+  } else {
+    if (g.max) pool_plane_body<T, true>(g, t, xp, yp, cm);
+    else pool_plane_body<T, false>(g, t, xp, yp, cm);
+  }
 }
 
 template <class T>
@@ -139,10 +203,9 @@ void pool_forward(const PoolGeom& g, const T* x, T* y) {
   if (!g.channel_last) {
     const Tables t = window_tables(g);
     parallel_items(g.n * g.c, in_plane, [&](int64_t b0, int64_t e0) {
-      for (int64_t p = b0; p < e0; ++p) {
-        if (g.max) max_pool_plane<T>(g, t, x + p * in_plane, y + p * out_plane);
-        else pool_plane<T, false>(g, t, x + p * in_plane, y + p * out_plane);
-      }
+      thread_local std::vector<T> cols;  // pool_plane's column maxima or sums, one input row
+      cols.resize(static_cast<size_t>(IW));
+      for (int64_t p = b0; p < e0; ++p) pool_plane<T>(g, t, x + p * in_plane, y + p * out_plane, cols.data());
     });
     return;
   }

@@ -1,6 +1,7 @@
 // kernels/cpu/rnn.cc - forward of the fused rnn op: one GEMM for every step's input projection, then the recurrence.
 #include "kernels/rnn.h"
 
+#include "kernels/cpu/rnn_act.h"
 #include "kernels/cpu/rnn_impl.h"
 
 namespace fluidc::kernels {
@@ -85,11 +86,12 @@ void run_cell(const RnnPlan& p, int64_t l, int64_t dir, const T* x, const Tensor
     for (int64_t j = 0; j < hh_bias_cols; ++j) g[j] += bhh[j];
   }
   T* hp_proj = rnn_buffer<T>(0, B * GH);
+  const RecurrentProduct<T> recur(whh, B, H, GH);
   const T* hprev = h0;
   const T* cprev = c0;
   for (int64_t s = 0; s < d.T; ++s) {
     const int64_t t = p.time_at(dir, s);
-    rnn_gemm(false, true, B, GH, H, hprev, H, whh, H, T(0), hp_proj, GH);
+    recur(hprev, hp_proj);
     for (int64_t b = 0; b < B; ++b) {
       T* g = gates + (t * B + b) * GH;
       const T* hw = hp_proj + b * GH;
@@ -103,34 +105,36 @@ void run_cell(const RnnPlan& p, int64_t l, int64_t dir, const T* x, const Tensor
         for (int64_t j = 0; j < H; ++j) yo[j] = T(0);
         continue;
       }
+      // Each gate block activated as one array (rnn_act::apply_n: vectorised
+      // for fp32), then the state update elementwise.
       switch (p.mode) {
-        case RnnMode::kLstm: {
+        case RnnMode::kLstm: {  // gates i, f, candidate, o
           const T* cp = cprev + b * H;
-          for (int64_t j = 0; j < H; ++j) {
-            const T i = rnn_sigmoid(g[j] + hw[j]);
-            const T f = rnn_sigmoid(g[H + j] + hw[H + j]);
-            const T cc = std::tanh(g[2 * H + j] + hw[2 * H + j]);
-            const T o = rnn_sigmoid(g[3 * H + j] + hw[3 * H + j]);
-            const T c = f * cp[j] + i * cc;
-            g[j] = i, g[H + j] = f, g[2 * H + j] = cc, g[3 * H + j] = o;
-            a[j] = c;
-            hn[j] = o * std::tanh(c);
-          }
+          for (int64_t j = 0; j < GH; ++j) g[j] += hw[j];
+          rnn_act::apply_n(rnn_act::Act::kSigmoid, g, 2 * H);
+          rnn_act::apply_n(rnn_act::Act::kTanh, g + 2 * H, H);
+          rnn_act::apply_n(rnn_act::Act::kSigmoid, g + 3 * H, H);
+          for (int64_t j = 0; j < H; ++j) a[j] = g[H + j] * cp[j] + g[j] * g[2 * H + j];
+          std::memcpy(hn, a, sizeof(T) * H);
+          rnn_act::apply_n(rnn_act::Act::kTanh, hn, H);
+          for (int64_t j = 0; j < H; ++j) hn[j] *= g[3 * H + j];
           break;
         }
-        case RnnMode::kGru:
+        case RnnMode::kGru: {  // gates r, z, candidate n; aux keeps the candidate's hidden term
+          for (int64_t j = 0; j < 2 * H; ++j) g[j] += hw[j];
+          rnn_act::apply_n(rnn_act::Act::kSigmoid, g, 2 * H);
           for (int64_t j = 0; j < H; ++j) {
-            const T r = rnn_sigmoid(g[j] + hw[j]);
-            const T z = rnn_sigmoid(g[H + j] + hw[H + j]);
-            const T hc = hw[2 * H + j] + bhh[2 * H + j];
-            const T n = std::tanh(g[2 * H + j] + r * hc);
-            g[j] = r, g[H + j] = z, g[2 * H + j] = n;
-            a[j] = hc;
-            hn[j] = z * hp[j] + (T(1) - z) * n;
+            a[j] = hw[2 * H + j] + bhh[2 * H + j];
+            g[2 * H + j] += g[j] * a[j];
           }
+          rnn_act::apply_n(rnn_act::Act::kTanh, g + 2 * H, H);
+          for (int64_t j = 0; j < H; ++j) hn[j] = g[H + j] * hp[j] + (T(1) - g[H + j]) * g[2 * H + j];
           break;
+        }
         case RnnMode::kTanh:
-          for (int64_t j = 0; j < H; ++j) hn[j] = g[j] = std::tanh(g[j] + hw[j]);
+          for (int64_t j = 0; j < H; ++j) g[j] += hw[j];
+          rnn_act::apply_n(rnn_act::Act::kTanh, g, H);
+          std::memcpy(hn, g, sizeof(T) * H);
           break;
         case RnnMode::kRelu:
           for (int64_t j = 0; j < H; ++j) hn[j] = g[j] = std::max(T(0), g[j] + hw[j]);

@@ -1,5 +1,6 @@
 // kernels/cpu/rnn_grad.cc - backpropagation through time for the fused rnn op, layer by layer from the top.
 #include "kernels/cpu/rnn_impl.h"
+#include "kernels/pointwise.h"
 #include "kernels/rnn.h"
 
 namespace fluidc::kernels {
@@ -82,7 +83,7 @@ void cell_grad(const RnnPlan& p, int64_t l, int64_t dir, const T* x, const Tenso
         switch (p.mode) {
           case RnnMode::kLstm: {
             const T i = g[j], f = g[H + j], cc = g[2 * H + j], o = g[3 * H + j];
-            const T tc = std::tanh(a[j]);
+            const T tc = pw::tanh_t(a[j]);  // as the forward computed it (rnn.cc)
             const T dcv = dc[b * H + j] + dht * o * (T(1) - tc * tc);
             gx[j] = dcv * cc * i * (T(1) - i);
             gx[H + j] = dcv * cprev[b * H + j] * f * (T(1) - f);

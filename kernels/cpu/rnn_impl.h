@@ -1,8 +1,9 @@
-// kernels/cpu/rnn_impl.h - private to rnn.cc and rnn_grad.cc: sizes, weight and Reserve layout, GEMM helper.
+// kernels/cpu/rnn_impl.h - private to rnn.cc and rnn_grad.cc: sizes, weight and Reserve layout, GEMM helpers.
 #pragma once
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/kernel_util.h"
@@ -42,7 +43,48 @@ inline void rnn_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const do
   }
 }
 
-template <class T> inline T rnn_sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+/// A per-thread grow-only buffer of n elements (index k: distinct live buffers).
+template <class T> T* rnn_buffer(int k, int64_t n) {
+  thread_local std::vector<T> bufs[8];
+  auto& v = bufs[k];
+  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+  return v.data();
+}
+
+/// Each step's recurrent product P[B, GH] = h[B, H] @ W_hh^T. A GEMM would
+/// pack W_hh again at every one of the T steps; for fp32 and a small batch
+/// W_hh is transposed once (rnn_buffer 1) and each row of P is a
+/// vector-matrix product over its contiguous rows (row_times_matrix: nothing
+/// packed). The CRNN recogniser's LSTM (batch 1, 80 steps) spent more in
+/// that packing than in the products.
+template <class T>
+class RecurrentProduct {
+ public:
+  RecurrentProduct(const T* whh, int64_t B, int64_t H, int64_t GH) : whh_(whh), B_(B), H_(H), GH_(GH) {
+    if (!by_rows()) return;
+    T* wt = rnn_buffer<T>(1, H * GH);
+    for (int64_t g = 0; g < GH; ++g)
+      for (int64_t k = 0; k < H; ++k) wt[k * GH + g] = whh[g * H + k];
+    wt_ = wt;
+  }
+  void operator()(const T* h, T* out) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (by_rows()) {
+        for (int64_t b = 0; b < B_; ++b) row_times_matrix(GH_, H_, 1.0f, h + b * H_, wt_, 0.0f, out + b * GH_);
+        return;
+      }
+    }
+    rnn_gemm(false, true, B_, GH_, H_, h, H_, whh_, H_, T(0), out, GH_);
+  }
+
+ private:
+  // Up to 4 rows the rows stream the transposed weight from cache; beyond,
+  // the GEMM's register tiles reuse it better.
+  bool by_rows() const { return std::is_same_v<T, float> && B_ <= 4 && H_ > 0; }
+  const T* whh_;
+  const T* wt_ = nullptr;
+  int64_t B_, H_, GH_;
+};
 
 /// The op's sizes and where each layer's data lives; validates the inputs.
 struct RnnPlan {
@@ -79,13 +121,5 @@ struct RnnPlan {
 /// attributes and fills the plan; fails with `op`'s name otherwise.
 RnnPlan rnn_plan(const char* op, const Tensor& input, const Tensor* const* pre_state, int num_pre_state,
                  const Tensor* const* weights, int num_weights, const Tensor* sequence_length, const RnnAttrs& a);
-
-/// A per-thread grow-only buffer of n elements (index k: distinct live buffers).
-template <class T> T* rnn_buffer(int k, int64_t n) {
-  thread_local std::vector<T> bufs[8];
-  auto& v = bufs[k];
-  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
-  return v.data();
-}
 
 }  // namespace fluidc::kernels::detail

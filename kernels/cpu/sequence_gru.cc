@@ -10,7 +10,7 @@ namespace fluidc::kernels {
 namespace {
 
 using namespace detail;
-using rnn::Act;
+using rnn_act::Act;
 
 struct Geometry {
   int64_t rows = 0, d = 0, sequences = 0;
@@ -57,8 +57,8 @@ struct Tape {
 template <class T>
 void run_forward(const Geometry& g, const Tensor& input, const Tensor* h0, const Tensor& weight, const Tensor* bias,
                  const GruAttrs& a, const Tape<T>& t) {
-  const Act gate = rnn::activation("gru", "gate_activation", a.gate_activation),
-            cand = rnn::activation("gru", "activation", a.activation);
+  const Act gate = rnn_act::activation("gru", "gate_activation", a.gate_activation),
+            cand = rnn_act::activation("gru", "activation", a.activation);
   const int64_t d = g.d;
   const T* x = input.data<T>();
   const T* wg = weight.data<T>();      // [D, 2D]: update, reset
@@ -79,16 +79,16 @@ void run_forward(const Geometry& g, const Tensor& input, const Tensor* h0, const
         if (hi == T(0)) continue;
         for (int64_t j = 0; j < 2 * d; ++j) z[j] += hi * wg[i * 2 * d + j];
       }
-      for (int64_t j = 0; j < 2 * d; ++j) z[j] = rnn::apply(gate, z[j]);
+      rnn_act::apply_n(gate, z, 2 * d);
       for (int64_t j = 0; j < d; ++j) rh[j] = z[d + j] * h[j];
       for (int64_t i = 0; i < d; ++i) {
         const T ri = rh[i];
         if (ri == T(0)) continue;
         for (int64_t j = 0; j < d; ++j) z[2 * d + j] += ri * wc[i * d + j];
       }
+      rnn_act::apply_n(cand, z + 2 * d, d);
       for (int64_t j = 0; j < d; ++j) {
-        const T u = z[j], c = rnn::apply(cand, z[2 * d + j]);
-        z[2 * d + j] = c;
+        const T u = z[j], c = z[2 * d + j];
         h[j] = a.origin_mode ? u * h[j] + (T(1) - u) * c : (T(1) - u) * h[j] + u * c;
         t.hiddens[r * d + j] = h[j];
       }
@@ -130,8 +130,8 @@ void gru_grad(const Tensor& input, const Tensor* h0, const Tensor& weight, const
   for (Tensor* out : {input_grad, h0_grad, weight_grad, bias_grad})
     if (out && aliases(out, {&input, h0, &weight, bias, &hidden_grad}))
       rt::fail("gru_grad: a gradient may not alias an input");
-  const Act gate = rnn::activation("gru_grad", "gate_activation", a.gate_activation),
-            cand = rnn::activation("gru_grad", "activation", a.activation);
+  const Act gate = rnn_act::activation("gru_grad", "gate_activation", a.gate_activation),
+            cand = rnn_act::activation("gru_grad", "activation", a.activation);
   Tensor& work = scratch(Slot::kTmp0);  // gates, reset_h, hiddens, prev_h
   work.resize(Shape{rows * 6 * d}, input.dtype());
   visit_float("gru_grad", "Input", input.dtype(), [&](auto tag) {
@@ -168,8 +168,8 @@ void gru_grad(const Tensor& input, const Tensor* h0, const Tensor& weight, const
           const T du = a.origin_mode ? hg * (hp[j] - c) : hg * (c - hp[j]);
           const T dc = a.origin_mode ? hg * (T(1) - u) : hg * u;
           dh[j] = a.origin_mode ? hg * u : hg * (T(1) - u);
-          dz[j] = du * rnn::slope(gate, u);
-          dz[2 * d + j] = dc * rnn::slope(cand, c);
+          dz[j] = du * rnn_act::slope(gate, u);
+          dz[2 * d + j] = dc * rnn_act::slope(cand, c);
         }
         // Candidate: zc += (r * h_prev) @ Wc.
         for (int64_t i = 0; i < d; ++i) {
@@ -182,7 +182,7 @@ void gru_grad(const Tensor& input, const Tensor* h0, const Tensor& weight, const
         }
         for (int64_t j = 0; j < d; ++j) {
           const T rj = z[d + j];
-          dz[d + j] = drh[j] * hp[j] * rnn::slope(gate, rj);
+          dz[d + j] = drh[j] * hp[j] * rnn_act::slope(gate, rj);
           dh[j] += drh[j] * rj;
         }
         // Update and reset: z[0:2D] += h_prev @ Wg.

@@ -9,9 +9,10 @@ namespace {
 
 using namespace detail;
 
-using rnn::Act;
-using rnn::apply;
-using rnn::slope;
+using rnn_act::Act;
+using rnn_act::apply;
+using rnn_act::apply_n;
+using rnn_act::slope;
 
 struct Geometry {
   int64_t rows = 0, d = 0, sequences = 0;
@@ -49,9 +50,9 @@ Geometry check(const char* op, const Tensor& input, const Tensor* h0, const Tens
 template <class T>
 void run_forward(const Geometry& g, const Tensor& input, const Tensor* h0, const Tensor* c0, const Tensor& weight,
                  const Tensor& bias, const LstmAttrs& a, T* gates, T* cells, T* hiddens, T* prev_h, T* prev_c) {
-  const Act gate = rnn::activation("lstm", "gate_activation", a.gate_activation),
-            cell = rnn::activation("lstm", "cell_activation", a.cell_activation),
-            cand = rnn::activation("lstm", "candidate_activation", a.candidate_activation);
+  const Act gate = rnn_act::activation("lstm", "gate_activation", a.gate_activation),
+            cell = rnn_act::activation("lstm", "cell_activation", a.cell_activation),
+            cand = rnn_act::activation("lstm", "candidate_activation", a.candidate_activation);
   const int64_t d = g.d;
   const T* x = input.data<T>();
   const T* w = weight.data<T>();
@@ -74,20 +75,28 @@ void run_forward(const Geometry& g, const Tensor& input, const Tensor* h0, const
         const T* wrow = w + i * 4 * d;
         for (int64_t j = 0; j < 4 * d; ++j) z[j] += hi * wrow[j];
       }
+      // Gate blocks activated as arrays (rnn_act::apply_n: vectorised for fp32);
+      // the output gate's peephole needs the new cell, so it goes last.
       for (int64_t j = 0; j < d; ++j) {
         prev_h[r * d + j] = h[j];
         prev_c[r * d + j] = c[j];
-        const T ct = apply(cand, z[j]);
-        const T it = apply(gate, z[d + j] + (peep ? c[j] * peep[j] : T(0)));
-        const T ft = apply(gate, z[2 * d + j] + (peep ? c[j] * peep[d + j] : T(0)));
-        const T cn = ct * it + c[j] * ft;
-        const T ot = apply(gate, z[3 * d + j] + (peep ? cn * peep[2 * d + j] : T(0)));
-        z[j] = ct, z[d + j] = it, z[2 * d + j] = ft, z[3 * d + j] = ot;
-        c[j] = cn;
-        h[j] = ot * apply(cell, cn);
-        cells[r * d + j] = cn;
-        hiddens[r * d + j] = h[j];
       }
+      if (peep)
+        for (int64_t j = 0; j < d; ++j) {
+          z[d + j] += c[j] * peep[j];
+          z[2 * d + j] += c[j] * peep[d + j];
+        }
+      apply_n(cand, z, d);
+      apply_n(gate, z + d, 2 * d);
+      T* cn = cells + r * d;
+      for (int64_t j = 0; j < d; ++j) cn[j] = c[j] = z[j] * z[d + j] + c[j] * z[2 * d + j];
+      if (peep)
+        for (int64_t j = 0; j < d; ++j) z[3 * d + j] += cn[j] * peep[2 * d + j];
+      apply_n(gate, z + 3 * d, d);
+      T* hn = hiddens + r * d;
+      std::copy(cn, cn + d, hn);
+      apply_n(cell, hn, d);
+      for (int64_t j = 0; j < d; ++j) h[j] = hn[j] *= z[3 * d + j];
     }
   }
 }
@@ -127,9 +136,9 @@ void lstm_grad(const Tensor& input, const Tensor* h0, const Tensor* c0, const Te
   for (auto [t, name] : {std::pair{hidden_grad, "Hidden@GRAD"}, std::pair{cell_grad, "Cell@GRAD"}})
     if (t && (!t->initialized() || t->numel() != rows * d))
       rt::fail(fmt::format("lstm_grad: {} must be [rows, D] = [{}, {}]", name, rows, d));
-  const Act gate = rnn::activation("lstm_grad", "gate_activation", a.gate_activation),
-            cellact = rnn::activation("lstm_grad", "cell_activation", a.cell_activation),
-            cand = rnn::activation("lstm_grad", "candidate_activation", a.candidate_activation);
+  const Act gate = rnn_act::activation("lstm_grad", "gate_activation", a.gate_activation),
+            cellact = rnn_act::activation("lstm_grad", "cell_activation", a.cell_activation),
+            cand = rnn_act::activation("lstm_grad", "candidate_activation", a.candidate_activation);
   Tensor& work = scratch(Slot::kTmp0);  // gates, cells, hiddens, prev h, prev c
   work.resize(Shape{rows * 8 * d}, input.dtype());
   for (Tensor* out : {input_grad, h0_grad, c0_grad, weight_grad, bias_grad})

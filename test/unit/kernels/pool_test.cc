@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "kernels/pool.h"
@@ -127,6 +129,87 @@ TEST_CASE("pool2d: NHWC agrees with NCHW", "[pool]") {
       Tensor o1h = to_nhwc(o1);
       REQUIRE(o1h.shape() == o2.shape());
       for (int64_t i = 0; i < o2.numel(); ++i) CHECK(get(o2, i) == Approx(get(o1h, i)).epsilon(1e-6));
+    }
+}
+
+namespace {
+
+// pool2d of one NCHW plane the slow way, straight from Paddle's window rule:
+// window o spans [o*s - pad, min(o*s - pad + k, in + pad)), clipped to the
+// input; average divides by the clipped count (exclusive) or the unclipped
+// extent.
+double reference_pool(const Tensor& x, int64_t plane, int64_t oh, int64_t ow, const PoolAttrs& a) {
+  const int64_t H = x.dim(2), W = x.dim(3);
+  auto window = [](int64_t o, int k, int s, int pad, int64_t in, int64_t& b, int64_t& e, int64_t& full) {
+    b = o * s - pad;
+    e = std::min<int64_t>(b + k, in + pad);
+    full = e - b;
+    b = std::max<int64_t>(b, 0);
+    e = std::min<int64_t>(e, in);
+  };
+  int64_t hb, he, hf, wb, we, wf;
+  window(oh, a.ksize[0], a.strides[0], a.paddings[0], H, hb, he, hf);
+  window(ow, a.ksize[1], a.strides[1], a.paddings[2], W, wb, we, wf);
+  const bool max = a.pooling_type == "max";
+  // An empty window (padding only) or one of NaNs gives the dtype's lowest value.
+  const double lowest = x.dtype() == DType::kFP32 ? std::numeric_limits<float>::lowest()
+                                                  : std::numeric_limits<double>::lowest();
+  double acc = max ? lowest : 0.0;
+  for (int64_t h = hb; h < he; ++h)
+    for (int64_t w = wb; w < we; ++w) {
+      const double v = get(x, (plane * H + h) * W + w);
+      acc = max ? (v > acc ? v : acc) : acc + v;
+    }
+  if (max) return acc;
+  return acc / static_cast<double>(a.exclusive ? (he - hb) * (we - wb) : hf * wf);
+}
+
+}  // namespace
+
+TEST_CASE("pool2d NCHW: every window shape against the window rule, interior and edges", "[pool]") {
+  // Wide rows (many interior columns: the vectorised window loops) and
+  // narrow ones (edges only), the specialised windows (k2s2, k3s2, k2s1,
+  // k3s1, k1s1) and a generic one, with and without padding and ceil_mode.
+  std::mt19937 rng(7);
+  struct Case {
+    int kh, kw, sh, sw, ph, pw;
+    bool ceil;
+  };
+  const Case cases[] = {{2, 2, 2, 2, 0, 0, false}, {3, 3, 2, 2, 1, 1, false}, {3, 3, 2, 2, 1, 1, true},
+                        {2, 2, 2, 1, 0, 0, false}, {2, 1, 2, 1, 0, 0, false}, {3, 3, 1, 1, 1, 1, false},
+                        {2, 2, 2, 2, 1, 1, true},  {4, 4, 3, 3, 2, 1, true},  {1, 1, 1, 1, 0, 0, false},
+                        {3, 2, 2, 1, 1, 0, false}};
+  for (const Shape& xs : {Shape{2, 3, 9, 53}, Shape{1, 2, 6, 4}})
+    for (DType dt : {DType::kFP32, DType::kFP64}) {
+      Tensor x = random(xs, dt, rng);
+      if (dt == DType::kFP32) set(x, 17, std::nan(""));  // a NaN loses every max, as in the one-pass loop
+      for (const Case& c : cases)
+        for (const char* type : {"max", "avg"})
+          for (bool exclusive : {true, false}) {
+            PoolAttrs a = attrs(type, {c.kh, c.kw}, {c.sh, c.sw}, {c.ph, c.ph, c.pw, c.pw});
+            a.ceil_mode = c.ceil;
+            a.exclusive = exclusive;
+            if (xs.d[3] < c.kw) continue;
+            Tensor out;
+            kernels::pool2d(x, out, a);
+            INFO(type << " k" << c.kh << "x" << c.kw << " s" << c.sh << "x" << c.sw << " pad " << c.ph << ","
+                      << c.pw << (c.ceil ? " ceil" : "") << (exclusive ? " exclusive" : "") << " on "
+                      << xs.str() << (dt == DType::kFP32 ? " fp32" : " fp64"));
+            const int64_t OH = out.dim(2), OW = out.dim(3);
+            int bad = 0;
+            for (int64_t p = 0; p < xs.d[0] * xs.d[1]; ++p)
+              for (int64_t oh = 0; oh < OH; ++oh)
+                for (int64_t ow = 0; ow < OW; ++ow) {
+                  const double want = reference_pool(x, p, oh, ow, a);
+                  const double got = get(out, (p * OH + oh) * OW + ow);
+                  // Max is exact; a sum in another order differs by roundings.
+                  const bool ok = std::isnan(want) ? std::isnan(got)
+                                  : a.pooling_type == "max" ? got == want
+                                                             : std::fabs(got - want) <= 1e-6 * (1 + std::fabs(want));
+                  bad += ok ? 0 : 1;
+                }
+            CHECK(bad == 0);
+          }
     }
 }
 
