@@ -271,13 +271,13 @@ struct Clip {
 struct Gelu {
   /// sqrt(2 / pi) and 1 / sqrt(2).
   static constexpr double kTanhScale = 0.79788456080286535588, kInvSqrt2 = 0.70710678118654752440;
-  template <class T> static T f(T v, const GeluAttrs& a) {
-    if (a.approximate) {
-      const T inner = static_cast<T>(kTanhScale) * (v + T(0.044715) * v * v * v);
-      return T(0.5) * v * (T(1) + tanh_t(inner));
-    }
-    return T(0.5) * v * (T(1) + erf_t(v * static_cast<T>(kInvSqrt2)));
+  template <class T> static T f(T v, const GeluAttrs& a) { return a.approximate ? tanh_form(v) : erf_form(v); }
+  /// The two forms on their own, for loops that choose once (a choice per element stops vectorisation).
+  template <class T> static T tanh_form(T v) {
+    const T inner = static_cast<T>(kTanhScale) * (v + T(0.044715) * v * v * v);
+    return T(0.5) * v * (T(1) + tanh_t(inner));
   }
+  template <class T> static T erf_form(T v) { return T(0.5) * v * (T(1) + erf_t(v * static_cast<T>(kInvSqrt2))); }
 };
 
 // ---- binary: Out = f(X, Y) --------------------------------------------------

@@ -215,7 +215,8 @@ void ceil(const Tensor& x, Tensor& out) {
 void ceil_grad(const Tensor& out_grad, Tensor* x_grad) { zero_grad("ceil_grad", out_grad, x_grad); }
 
 void gelu(const Tensor& x, Tensor& out, const GeluAttrs& a) {
-  unary("gelu", x, out, kFloat, [&](auto v) { return pw::Gelu::f(v, a); });
+  if (a.approximate) return unary("gelu", x, out, kFloat, [](auto v) { return pw::Gelu::tanh_form(v); });
+  unary("gelu", x, out, kFloat, [](auto v) { return pw::Gelu::erf_form(v); });
 }
 void gelu_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const GeluAttrs& a) {
   if (a.approximate) {

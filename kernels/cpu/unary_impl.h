@@ -5,6 +5,22 @@
 
 namespace fluidc::kernels::detail {
 
+/// out[i] = fn(in[i]...) for i in [0, n). The output may be the very input array (the memory plan's
+/// OpDef::in_place pairs), which made the compiler's overlap check fail and run the scalar loop (gelu_grad
+/// in place was 27% of the BERT-tiny step); each i reads its inputs before writing, so fp32 loops are told
+/// it is safe. The loads and the store must stay in this loop's own body (not in a lambda): the hint only
+/// covers the memory accesses written inside the loop. Other types' bodies are mostly libm calls that do
+/// not vectorise anyway (the hint would only warn).
+template <class T, class Fn, class... In>
+[[gnu::always_inline]] inline void same_index_map(int64_t n, T* out, Fn&& fn, const In*... in) {
+  if constexpr (std::is_same_v<T, float>) {
+    FLUIDC_ELEMENTWISE_LOOP
+    for (int64_t i = 0; i < n; ++i) out[i] = fn(in[i]...);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = fn(in[i]...);
+  }
+}
+
 /// Out[i] = fn(X[i]). Reading X[i] before writing Out[i] makes out == x safe.
 template <class Visit, class Fn>
 void unary(const char* op, const Tensor& x, Tensor& out, Visit visit, Fn fn) {
@@ -14,7 +30,7 @@ void unary(const char* op, const Tensor& x, Tensor& out, Visit visit, Fn fn) {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* po = out.data<T>();
-    for (int64_t i = 0, n = x.numel(); i < n; ++i) po[i] = fn(px[i]);
+    same_index_map(x.numel(), po, fn, px);
   });
 }
 
@@ -34,7 +50,7 @@ void unary_grad(const char* op, const char* a_role, const Tensor& a, const Tenso
     const T* pa = a.data<T>();
     const T* pd = dout.data<T>();
     T* px = dx->data<T>();
-    for (int64_t i = 0, n = a.numel(); i < n; ++i) px[i] = fn(pa[i], pd[i]);
+    same_index_map(a.numel(), px, fn, pa, pd);
   });
 }
 
@@ -66,7 +82,7 @@ void unary_grad_xo(const char* op, const Tensor& x, const Tensor& o, const Tenso
     const T* po = o.data<T>();
     const T* pd = dout.data<T>();
     T* pg = dx->data<T>();
-    for (int64_t i = 0, n = x.numel(); i < n; ++i) pg[i] = fn(px[i], po[i], pd[i]);
+    same_index_map(x.numel(), pg, fn, px, po, pd);
   });
 }
 
