@@ -69,24 +69,39 @@ pb::OpDesc make_op(const std::string& type, std::vector<std::pair<std::string, s
   return op;
 }
 
-void bind_input(pb::OpDesc& op, const std::string& slot, const std::string& var) {
-  for (auto& s : *op.mutable_inputs())
+namespace {
+
+// Slot `slot` of `slots` (an op's inputs or outputs) bound to `var` alone; false when it has no such slot.
+template <class Slots>
+bool rebind(Slots& slots, const std::string& slot, const std::string& var) {
+  for (auto& s : slots)
     if (s.parameter() == slot) {
       s.clear_arguments();
       s.add_arguments(var);
-      return;
+      return true;
     }
-  ops::add_input(op, slot, {var});
+  return false;
+}
+
+}  // namespace
+
+void bind_input(pb::OpDesc& op, const std::string& slot, const std::string& var) {
+  if (!rebind(*op.mutable_inputs(), slot, var)) ops::add_input(op, slot, {var});
 }
 
 void bind_output(pb::OpDesc& op, const std::string& slot, const std::string& var) {
-  for (auto& s : *op.mutable_outputs())
-    if (s.parameter() == slot) {
-      s.clear_arguments();
-      s.add_arguments(var);
-      return;
-    }
-  ops::add_output(op, slot, {var});
+  if (!rebind(*op.mutable_outputs(), slot, var)) ops::add_output(op, slot, {var});
+}
+
+void rewrite_ops(pb::BlockDesc& block, std::unordered_map<int, std::vector<pb::OpDesc>>& before,
+                 const std::unordered_set<int>& dropped) {
+  google::protobuf::RepeatedPtrField<pb::OpDesc> rewritten;
+  for (int i = 0; i < block.ops_size(); ++i) {
+    if (auto it = before.find(i); it != before.end())
+      for (auto& op : it->second) *rewritten.Add() = std::move(op);
+    if (!dropped.count(i)) *rewritten.Add() = block.ops(i);
+  }
+  block.mutable_ops()->Swap(&rewritten);
 }
 
 }  // namespace fluidc

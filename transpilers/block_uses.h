@@ -45,4 +45,9 @@ void bind_input(pb::OpDesc& op, const std::string& slot, const std::string& var)
 /// Rebinds output `slot` (one variable) to `var`.
 void bind_output(pb::OpDesc& op, const std::string& slot, const std::string& var);
 
+/// The block's ops again, with `before[i]` inserted ahead of op i (moved out) and the ops in
+/// `dropped` left out: how fold-batch-norm and conv-epilogue apply their rewrites in one pass.
+void rewrite_ops(pb::BlockDesc& block, std::unordered_map<int, std::vector<pb::OpDesc>>& before,
+                 const std::unordered_set<int>& dropped);
+
 }  // namespace fluidc

@@ -160,15 +160,7 @@ class Fuser {
     return true;
   }
 
-  void rebuild() {
-    google::protobuf::RepeatedPtrField<pb::OpDesc> rewritten;
-    for (int i = 0; i < block_.ops_size(); ++i) {
-      if (auto it = before_.find(i); it != before_.end())
-        for (auto& op : it->second) *rewritten.Add() = std::move(op);
-      if (!dropped_.count(i)) *rewritten.Add() = block_.ops(i);
-    }
-    block_.mutable_ops()->Swap(&rewritten);
-  }
+  void rebuild() { rewrite_ops(block_, before_, dropped_); }
 
   pb::BlockDesc& block_;
   const Uses uses_;

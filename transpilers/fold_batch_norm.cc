@@ -104,13 +104,7 @@ int fold_batch_norm(pb::ProgramDesc& prog, const std::vector<std::string>& keep)
     ++folded;
   }
   if (!folded) return 0;
-  google::protobuf::RepeatedPtrField<pb::OpDesc> rewritten;
-  for (int i = 0; i < block.ops_size(); ++i) {
-    if (auto it = before.find(i); it != before.end())
-      for (auto& op : it->second) *rewritten.Add() = std::move(op);
-    if (!dropped.count(i)) *rewritten.Add() = block.ops(i);
-  }
-  block.mutable_ops()->Swap(&rewritten);
+  rewrite_ops(block, before, dropped);
   return folded;
 }
 
