@@ -3,6 +3,7 @@
 
 #include "kernels/cpu/conv_depthwise.h"
 #include "kernels/cpu/conv_epilogue.h"
+#include "kernels/cpu/conv_implicit.h"
 #include "kernels/cpu/isa_clones.h"
 #include "kernels/cpu/conv_layout.h"
 #include "kernels/cpu/conv_lowering.h"
@@ -138,6 +139,34 @@ void forward_fused(const ConvGeometry& g, const Lowering& l, const float* x, con
     }
 }
 
+/// forward() for fp32 through the implicit GEMM (conv_implicit.h): per
+/// image and group, the input goes into phase planes once, then tasks of a
+/// few output rows by up to 64 output channels run on the threads, each
+/// applying the epilogue to its own block while it is in cache.
+void forward_implicit(const ConvGeometry& g, const Lowering& l, const float* x, const float* w, float* y,
+                      const ConvEpilogue<float>& ep) {
+  const int64_t Pin = l.img_size(), Pout = l.col_size(), O1 = l.col[1], O2 = l.col[2];
+  ImplicitConv c{&l, {}, g.C / g.groups, g.M / g.groups, (g.C / g.groups) * l.taps(), nullptr, nullptr, nullptr};
+  phase_planes(l, c.q);
+  float* planes = conv_buffer<float>(ConvBuf::kImplicitPlanes, c.Cg * c.phases() * c.q.plane);
+  int32_t* offset = conv_buffer<int32_t>(ConvBuf::kTapOffsets, c.K);
+  constexpr int64_t kChannelsPerTask = 64;
+  const int64_t rows = c.rows_per_task(), row_tasks = (O1 + rows - 1) / rows;
+  const int64_t tasks = row_tasks * ((c.Mg + kChannelsPerTask - 1) / kChannelsPerTask);
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      fill_implicit_planes(c, x + (n * g.C + gi * c.Cg) * Pin, planes, offset);
+      c.w = w + gi * c.Mg * c.K;
+      float* yg = y + (n * g.M + gi * c.Mg) * Pout;
+      rt::parallel_for(tasks, [&](int64_t t) {
+        const int64_t r0 = t % row_tasks * rows, r1 = std::min(r0 + rows, O1);
+        const int64_t m0 = t / row_tasks * kChannelsPerTask, m1 = std::min(m0 + kChannelsPerTask, c.Mg);
+        implicit_conv_rows(c, r0, r1, m0, m1, yg);
+        if (!ep.empty()) ep.rows(yg + m0 * Pout + r0 * O2, Pout, gi * c.Mg + m0, m1 - m0, (r1 - r0) * O2);
+      });
+    }
+}
+
 /// y[N, M, Pout] from x[N, C, Pin] and w[M, C/groups, taps], channels first.
 /// Each finished group of output planes goes through `ep` (bias,
 /// activation) right after it is computed.
@@ -158,6 +187,12 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y, const ConvEpil
   if (batched_columns(g.N, Pout, K)) {
     forward_batched(g, l, x, w, y, ep);
     return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (implicit_conv_fits(l, Cg, Mg)) {
+      forward_implicit(g, l, x, w, y, ep);
+      return;
+    }
   }
   const bool pointwise = l.pointwise();
   if constexpr (std::is_same_v<T, float>) {

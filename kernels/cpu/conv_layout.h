@@ -12,7 +12,8 @@
 
 namespace fluidc::kernels::detail {
 
-enum class ConvBuf : int { kCol = 0, kInput, kOutput, kOutGrad, kInputGrad, kPlaneIn, kPlaneOut, kBatchProduct, kCount };
+enum class ConvBuf : int { kCol = 0, kInput, kOutput, kOutGrad, kInputGrad, kPlaneIn, kPlaneOut, kBatchProduct,
+                           kImplicitPlanes, kTapOffsets, kImplicitTile, kCount };
 
 inline Tensor& conv_scratch(ConvBuf b) {
   thread_local Tensor bufs[static_cast<int>(ConvBuf::kCount)];

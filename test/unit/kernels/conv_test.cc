@@ -1,8 +1,11 @@
 // test/unit/kernels/conv_test.cc - convolutions and transposed convolutions: values against the definition, shapes, errors, gradients.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "kernels/conv.h"
 #include "kernels/shapes/conv.h"
+#include "runtime/parallel.h"
 #include "test/unit/kernels/gradcheck.h"
 
 using namespace fluidc;
@@ -294,6 +297,51 @@ TEST_CASE("conv2d: a ResNet-sized 3x3 layer through the packed GEMM", "[conv]") 
   shapes::ConvGeometry g;
   REQUIRE(shapes::conv_shape(x.shape(), w.shape(), a, 2, g) == "");
   check_close(y, reference_conv(x, w, g), 1e-4);
+}
+
+TEST_CASE("conv2d: the implicit GEMM over phase planes, threaded, with its epilogue", "[conv]") {
+  // fp32 2-D windows at strides up to 2 whose groups have a multiple of 8
+  // output channels read the phase planes in place (kernels/cpu/conv_implicit.h).
+  // Wide outputs (no batching of images), tasks that end mid-image and
+  // more than 64 output channels (several channel tasks, the last short).
+  struct Case {
+    const char* name;
+    Shape x, w;
+    ConvAttrs a;
+  };
+  const Case cases[] = {
+      {"3x3 stride 1, 72 channels", Shape{2, 5, 17, 19}, Shape{72, 5, 3, 3}, conv_attrs({1, 1}, {1, 1}, {1, 1}, 1)},
+      {"7x7 stride 2 pad 3 (a stem)", Shape{1, 3, 33, 30}, Shape{16, 3, 7, 7}, conv_attrs({2, 2}, {3, 3}, {1, 1}, 1)},
+      {"strides (2, 1), dilation (1, 2), asymmetric pads, groups 2", Shape{1, 6, 29, 41}, Shape{16, 3, 3, 3},
+       conv_attrs({2, 1}, {0, 2, 1, 3}, {1, 2}, 2)},
+      {"1x1 stride 2", Shape{1, 12, 31, 33}, Shape{24, 12, 1, 1}, conv_attrs({2, 2}, {0, 0}, {1, 1}, 1)},
+      {"5x5 stride 1, narrow rows", Shape{1, 4, 40, 9}, Shape{8, 4, 5, 5}, conv_attrs({1, 1}, {2, 2}, {1, 1}, 1)},
+  };
+  for (int threads : {1, 2})
+    for (const Case& c : cases) {
+      INFO(c.name << ", " << threads << " threads");
+      rt::set_num_threads(threads);
+      std::mt19937 rng(5);
+      Tensor x = random(c.x, DType::kFP32, rng), w = random(c.w, DType::kFP32, rng), bias, y, y_fused;
+      bias.resize(Shape{c.w.d[0]}, DType::kFP32);
+      for (int64_t i = 0; i < bias.numel(); ++i) bias.data<float>()[i] = 0.25f * static_cast<float>(i % 7) - 0.75f;
+      kernels::conv2d(x, w, nullptr, nullptr, y, c.a);
+      shapes::ConvGeometry g;
+      REQUIRE(shapes::conv_shape(x.shape(), w.shape(), c.a, 2, g) == "");
+      REQUIRE(y.shape() == g.out_shape);
+      check_close(y, reference_conv(x, w, g), 1e-4);
+      // The fused epilogue on each task's block: + bias[channel], then relu,
+      // bit for bit what the separate ops give.
+      ConvAttrs fused = c.a;
+      fused.fuse_activation = "relu";
+      kernels::conv2d(x, w, &bias, nullptr, y_fused, fused);
+      const int64_t P = y.numel() / (g.N * g.M);
+      for (int64_t i = 0; i < y.numel(); ++i) {
+        const float want = std::max(0.0f, y.data<float>()[i] + bias.data<float>()[i / P % g.M]);
+        REQUIRE(y_fused.data<float>()[i] == want);
+      }
+    }
+  rt::set_num_threads(1);
 }
 
 TEST_CASE("conv2d: a batch of narrow images in chunks of images, the last one short", "[conv]") {
