@@ -130,6 +130,10 @@ void forward_fused(const ConvGeometry& g, const Lowering& l, const float* x, con
                    im2col_row(*s->l, s->img, k, j0, cnt, dst);
                  },
                  &src};
+      if (l.pointwise()) {  // the image is its own column matrix: packed in place
+        rows.dense = src.img;
+        rows.ld = Pin;
+      }
       if (!ep.empty())
         rows.done = [](const void* ctx, float* c, int64_t ldc, int64_t m, int64_t cnt) {
           const Source* s = static_cast<const Source*>(ctx);

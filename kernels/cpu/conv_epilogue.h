@@ -9,13 +9,16 @@
 // gives the same bits fused or not: the same additions and the same function,
 // in the same order. Kept out of the ISA-cloned loops: in an AVX2 clone the
 // compiler could contract a * b + c into an FMA that the plain activation
-// kernel (baseline x86-64) does not use.
+// kernel (baseline x86-64) does not use. The exception is the exact
+// activations (none, relu, relu6: one addition and compares), which give the
+// same bits vectorised and run in clones (conv_epilogue.cc).
 #pragma once
 
 #include <fmt/format.h>
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "kernels/conv.h"
 #include "kernels/cpu/kernel_util.h"
@@ -38,6 +41,12 @@ inline ConvAct conv_activation(const char* op, const std::string& name) {
     if (name == n) return a;
   rt::fail(fmt::format("{}: fuse_activation '{}' is not an activation the convolution can apply", op, name));
 }
+
+/// ConvEpilogue::rows for fp32 and the activations that are exact in every
+/// instruction set (none, relu, relu6): vectorised (conv_epilogue.cc).
+/// bias, when set, is the rows' own (bias[r] for row r).
+void exact_epilogue_rows_f32(float* y, int64_t ld, const float* bias, int64_t count, int64_t n, ConvAct act,
+                             float threshold);
 
 /// Bias (one per output channel, may be null) and activation for the
 /// channels-first output of one convolution call.
@@ -64,6 +73,10 @@ class ConvEpilogue {
   }
   /// Rows of a matrix block: row r (channel m0 + r) has n values at y + r * ld.
   void rows(T* y, int64_t ld, int64_t m0, int64_t count, int64_t n) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (act_ == ConvAct::kNone || act_ == ConvAct::kRelu || act_ == ConvAct::kRelu6)
+        return exact_epilogue_rows_f32(y, ld, bias_ ? bias_ + m0 : nullptr, count, n, act_, alpha_);
+    }
     switch (act_) {
       case ConvAct::kNone: return run(y, ld, m0, count, n, [](T v) { return v; });
       case ConvAct::kRelu: return run(y, ld, m0, count, n, [](T v) { return pw::Relu::f(v); });

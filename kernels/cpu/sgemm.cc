@@ -291,7 +291,12 @@ __attribute__((always_inline)) inline void sgemm_blocked_body(int64_t slot, bool
   PackBuffers& bufs = pack_buffers(slot);
   float* ap = bufs.a.get(kMC * kKC);
   float* bp = bufs.b.get(kKC * ((std::min(N, kNC) + kNR - 1) / kNR) * kNR);
-  float* row = rows ? bufs.row.get(kNC) : nullptr;
+  if (rows && rows->dense) {  // B in place: packed as any B, with the caller's epilogue
+    B = rows->dense;
+    ldb = rows->ld;
+  }
+  const bool made_by_rows = rows && !rows->dense;
+  float* row = made_by_rows ? bufs.row.get(kNC) : nullptr;
   // Few columns (late conv layers: 7x7 or 14x14 outputs): each element of
   // A feeds at most two column panels, so the kernel reads A in place.
   const bool rows_a = !ta && N <= 2 * kNR;
@@ -302,7 +307,7 @@ __attribute__((always_inline)) inline void sgemm_blocked_body(int64_t slot, bool
     const int64_t nc = std::min(kNC, N - jc);
     for (int64_t pc = 0; pc < K; pc += kslice) {
       const int64_t kc = std::min(kslice, K - pc);
-      if (rows) pack_b_rows(*rows, pc, kc, jc, nc, bp, row);
+      if (made_by_rows) pack_b_rows(*rows, pc, kc, jc, nc, bp, row);
       else pack_b(tb, B, ldb, pc, kc, jc, nc, bp);
       const float slice_beta = pc == 0 ? beta : 1.0f;  // later slices add to the first's result
       for (int64_t ic = 0; ic < M; ic += kMC) {
@@ -370,6 +375,10 @@ void packed_sgemm_rows(int64_t M, int64_t N, int64_t K, const float* A, int64_t 
                       s->base->fn(s->base->ctx, k, s->j0 + j, n, dst);
                     },
                     &sh};
+      if (B.dense) {
+        shifted.dense = B.dense + j0;
+        shifted.ld = B.ld;
+      }
       if (B.done)
         shifted.done = [](const void* ctx, float* c, int64_t ldc, int64_t m, int64_t n) {
           const Shifted* s = static_cast<const Shifted*>(ctx);

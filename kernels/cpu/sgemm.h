@@ -23,10 +23,15 @@ void packed_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha
 /// `done`, when set, is called on each finished block of C (all of K summed,
 /// still in cache): done(ctx, c, ldc, M, n) for rows [0, M) and the n columns
 /// from c on; the convolutions add their bias and activation there.
+/// `dense`, when set, is a B stored whole (row-major, rows `ld` floats
+/// apart; fn is then unused): a 1x1 convolution's image, which needs only
+/// the `done` epilogue.
 struct BRows {
   void (*fn)(const void* ctx, int64_t k, int64_t j0, int64_t n, float* dst);
   const void* ctx;
   void (*done)(const void* ctx, float* c, int64_t ldc, int64_t M, int64_t n) = nullptr;
+  const float* dense = nullptr;
+  int64_t ld = 0;
 };
 
 /// packed_sgemm(false, false, ...) with beta = 0 and B given by rows.
