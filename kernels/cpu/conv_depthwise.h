@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "kernels/cpu/conv_lowering.h"
 
@@ -105,22 +106,45 @@ inline bool phase_planes(const Lowering& l, PhasePlanes& q) {
   return true;
 }
 
+/// dst[0, n) = src[0, n), or zeros when src is null, for the short runs of
+/// a plane's rows: inline, 16 floats a vector with the last vector
+/// overlapping the one before, and a fixed-size copy under 16 (a memmove or
+/// memset call per row had cost more than the row's arithmetic: half of a
+/// 56x56 depthwise plane). src and dst do not overlap.
+template <size_t... I>
+__attribute__((always_inline)) inline void short_run(const float* src, int64_t n, float* dst,
+                                                     std::index_sequence<I...>) {
+  ((n == static_cast<int64_t>(I) ? (src ? __builtin_memcpy(dst, src, I * sizeof(float))
+                                        : __builtin_memset(dst, 0, I * sizeof(float)),
+                                    true)
+                                 : false) ||
+   ...);
+}
+__attribute__((always_inline)) inline void copy_run(const float* src, int64_t n, float* dst) {
+  typedef float v16 __attribute__((vector_size(64)));
+  typedef float v16u __attribute__((vector_size(64), aligned(4)));
+  if (n < 16) return short_run(src, n, dst, std::make_index_sequence<16>());
+  const auto at = [src](int64_t i) { return src ? *reinterpret_cast<const v16u*>(src + i) : v16{}; };
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) *reinterpret_cast<v16u*>(dst + i) = at(i);
+  if (i < n) *reinterpret_cast<v16u*>(dst + n - 16) = at(n - 16);
+}
+
 /// out[t] = src[t * step] for t < count (step 1 or 2), 16 at a time where
 /// the reads stay inside src[0, avail).
 __attribute__((always_inline)) inline void strided_copy(const float* src, int64_t step, int64_t count, int64_t avail, float* out) {
   typedef float v16 __attribute__((vector_size(64)));
   typedef float v16u __attribute__((vector_size(64), aligned(4)));
+  if (step == 1) return copy_run(src, count, out);
+  const auto even = [src, out](int64_t t) {  // out[t, t + 16) from src[2t, 2t + 32)
+    const v16 lo = *reinterpret_cast<const v16u*>(src + 2 * t), hi = *reinterpret_cast<const v16u*>(src + 2 * t + 16);
+    *reinterpret_cast<v16u*>(out + t) =
+        __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  };
   int64_t t = 0;
-  if (step == 1) {
-    for (; t + 16 <= count; t += 16)
-      *reinterpret_cast<v16u*>(out + t) = *reinterpret_cast<const v16u*>(src + t);
-  } else {
-    for (; t + 16 <= count && 2 * t + 32 <= avail; t += 16) {
-      const v16 lo = *reinterpret_cast<const v16u*>(src + 2 * t), hi = *reinterpret_cast<const v16u*>(src + 2 * t + 16);
-      *reinterpret_cast<v16u*>(out + t) =
-          __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    }
-  }
+  for (; t + 16 <= count && 2 * t + 32 <= avail; t += 16) even(t);
+  // The rest as one vector overlapping the last, where its reads stay in src.
+  if (t < count && t >= 16 && 2 * count <= avail) return even(count - 16);
   for (; t < count; ++t) out[t] = src[t * step];
 }
 
@@ -139,13 +163,13 @@ __attribute__((always_inline)) inline void fill_phase_planes(const Lowering& l, 
         float* row = plane + iq * q.Wq;
         const int64_t ri = iq * q.sv + pr - l.p[1];
         if (ri < 0 || ri >= H || jlo >= jhi) {
-          std::fill(row, row + q.Wq, 0.0f);
+          copy_run(nullptr, q.Wq, row);
           continue;
         }
         const int64_t c0 = jlo * q.sh - first;  // the input column plane column jlo holds
-        std::fill(row, row + jlo, 0.0f);
+        copy_run(nullptr, jlo, row);
         strided_copy(x + ri * W + c0, q.sh, jhi - jlo, W - c0, row + jlo);
-        std::fill(row + jhi, row + q.Wq, 0.0f);
+        copy_run(nullptr, q.Wq - jhi, row + jhi);
       }
       std::fill(plane + q.Hq * q.Wq, plane + q.plane, 0.0f);
     }
@@ -199,7 +223,7 @@ __attribute__((always_inline)) inline void depthwise_plane_phased(const Lowering
     }
   if (taps == 9) phased_taps<9>(taps, base, w, q.n, yq);
   else phased_taps<0>(taps, base, w, q.n, yq);
-  for (int64_t r = 0; r < l.col[1]; ++r) std::copy(yq + r * q.Wq, yq + r * q.Wq + l.col[2], y + r * l.col[2]);
+  for (int64_t r = 0; r < l.col[1]; ++r) copy_run(yq + r * q.Wq, l.col[2], y + r * l.col[2]);
 }
 
 /// Largest window depthwise_plane_phased takes (its tap table is on the stack).

@@ -59,7 +59,7 @@ __attribute__((always_inline)) inline void implicit_conv_rows_body(const Implici
   for (int64_t m = m0; m < m1; ++m)
     for (int64_t r = r0; r < r1; ++r) {
       const float* src = buf + (m - m0) * pitch + (r - r0) * q.Wq;
-      std::copy(src, src + O2, y + m * Pout + r * O2);
+      copy_run(src, O2, y + m * Pout + r * O2);
     }
 }
 
