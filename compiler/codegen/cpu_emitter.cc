@@ -560,6 +560,7 @@ class Emitter {
         p, b, op, *def, [&](int blk, const std::string& name) { return resolve(p, prefix, blk, name); },
         [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs, body, members_, families_,
         [this](EmitCtx& c) { target_.emit_kernel_call(c); });
+    ctx.set_companion(&p == &main_ ? startup_ : &main_);
     target_.emit_op(ctx);
     emit_share_lod(p, prefix, b, op, body);
     emit_nan_check(p, prefix, b, op, site, body);

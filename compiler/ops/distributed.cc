@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -80,16 +81,19 @@ std::string literal_list(const std::vector<std::string>& xs) {
   return fmt::format("{{{}}}", fmt::join(lits, ", "));
 }
 
-// The program's server list, the order launch lists (PADDLE_PSERVERS_IP_PORT_LIST)
-// follow: a barrier's `endpoints` (every server, in --pservers order), else
+// The binary's server list, the order launch lists (PADDLE_PSERVERS_IP_PORT_LIST)
+// follow: a barrier's `endpoints` (every server, in --pservers order) in
+// the op's program or the other one built with it (an async trainer's main
+// program has no barrier; its startup's fetch_barrier has the list), else
 // the servers of the ops' epmaps in order of first use.
-std::vector<std::string> program_endpoints(const Program& p) {
+std::vector<std::string> program_endpoints(const EmitCtx& c) {
+  for (const Program* p : {&c.program(), c.companion()})
+    if (p)
+      for (const auto& op : p->block(0).ops())
+        if (auto e = attr_strings(op, "endpoints"); !e.empty()) return e;
   std::vector<std::string> eps;
-  const auto& block = p.block(0);
-  for (const auto& op : block.ops())
-    if (auto e = attr_strings(op, "endpoints"); !e.empty()) return e;
   std::set<std::string> seen;
-  for (const auto& op : block.ops())
+  for (const auto& op : c.program().block(0).ops())
     for (const auto& e : attr_strings(op, "epmap"))
       if (seen.insert(e).second) eps.push_back(e);
   return eps;
@@ -115,7 +119,7 @@ void emit_send_recv(EmitCtx& c, bool is_send) {
   if (epmap.size() != names.size())
     user_error(fmt::format("{}: {} variables but {} endpoints in epmap", c.op().type(), names.size(), epmap.size()));
   if (names.empty()) return;
-  const auto all = program_endpoints(c.program());
+  const auto all = program_endpoints(c);
   c.body() << fmt::format(
       "  {{\n    static const char* const names[] = {};\n    static const char* const epmap[] = {};\n"
       "    static const char* const all[] = {};\n    {} const vars[] = {};\n"
@@ -149,6 +153,35 @@ void emit_split_byref(EmitCtx& c) {
                           outs.size());
 }
 
+// The optimize block of each received gradient, from grad_to_block_id
+// ("name:block"): -1 where there is none, which async mode (each gradient
+// runs its own block on arrival) refuses; sync mode runs every block once.
+std::vector<int> gradient_blocks(const pb::OpDesc& op, const std::vector<std::string>& recv, const std::set<int>& blocks,
+                                 bool async) {
+  std::map<std::string, int> by_grad;
+  for (const std::string& entry : attr_strings(op, "grad_to_block_id")) {
+    const size_t colon = entry.rfind(':');
+    const std::string digits = colon == std::string::npos ? "" : entry.substr(colon + 1);
+    int b = -1;
+    if (!digits.empty() && digits.size() < 9 && digits.find_first_not_of("0123456789") == std::string::npos)
+      b = std::stoi(digits);
+    if (!blocks.count(b))
+      user_error(fmt::format("listen_and_serv: grad_to_block_id entry '{}' does not name one of its optimize blocks",
+                             printable(entry)));
+    by_grad[entry.substr(0, colon)] = b;
+  }
+  std::vector<int> out;
+  for (const std::string& g : recv) {
+    auto it = by_grad.find(g);
+    if (it == by_grad.end() && async)
+      user_error(fmt::format("listen_and_serv (async): the received gradient '{}' has no optimize block in "
+                             "grad_to_block_id",
+                             printable(g)));
+    out.push_back(it == by_grad.end() ? -1 : it->second);
+  }
+  return out;
+}
+
 // listen_and_serv: block 0 of a server. Trainers' gradients land in X; every
 // other tensor of block 0 may be fetched (the parameter slices); an update
 // runs every optimize block once (sync mode: all trainers' gradients are in).
@@ -158,22 +191,30 @@ void emit_listen_and_serv(EmitCtx& c) {
   std::vector<std::string> serve;
   for (const auto& v : c.program().block(0).vars())
     if (is_dense_tensor(v) && !received.count(v.name()) && c.has_var(v.name())) serve.push_back(v.name());
-  std::vector<std::string> calls;
+  std::vector<std::string> calls, cases;
+  std::set<int> blocks;
   if (const pb::OpDesc::Attr* a = find_attr(c.op(), "optimize_blocks"))
     for (int b : a->blocks_idx()) {
       if (b <= 0 || b >= c.program().num_blocks())
         user_error(fmt::format("listen_and_serv: optimize block {} is not a sub-block of the program", b));
       calls.push_back(c.block_fn(b) + "();");
+      if (blocks.insert(b).second) cases.push_back(fmt::format("case {}: {}(); break;", b, c.block_fn(b)));
     }
+  const int mode = static_cast<int>(attr_int(c.op(), "distributed_mode", 0));
+  const std::vector<int> recv_block = gradient_blocks(c.op(), recv, blocks, mode == 1);
   c.body() << fmt::format(
       "  {{\n    static const char* const recv_names[] = {};\n    Tensor* const recv_vars[] = {};\n"
       "    static const char* const serve_names[] = {};\n    Tensor* const serve_vars[] = {};\n"
+      "    static const int recv_block[] = {{{}}};\n"
       "    fluidc::dist::ServeSpec spec{{{}, {}, {}, recv_names, recv_vars, {}, serve_names, serve_vars, {},\n"
-      "                                 [this] {{ {} }}}};\n    fluidc::dist::listen_and_serv(spec);\n  }}\n",
+      "                                 [this] {{ {} }}, recv_block,\n"
+      "                                 [this](int b) {{ switch (b) {{ {} default: break; }} }}}};\n"
+      "    fluidc::dist::listen_and_serv(spec);\n  }}\n",
       recv.empty() ? "{nullptr}" : literal_list(recv), recv.empty() ? "{nullptr}" : tensor_list(c, recv),
       serve.empty() ? "{nullptr}" : literal_list(serve), serve.empty() ? "{nullptr}" : tensor_list(c, serve),
-      cpp_string_literal(attr_string(c.op(), "endpoint", "")), attr_int(c.op(), "Fanin", 1),
-      attr_int(c.op(), "distributed_mode", 0), recv.size(), serve.size(), fmt::join(calls, " "));
+      recv_block.empty() ? "-1" : fmt::format("{}", fmt::join(recv_block, ", ")),
+      cpp_string_literal(attr_string(c.op(), "endpoint", "")), attr_int(c.op(), "Fanin", 1), mode, recv.size(),
+      serve.size(), fmt::join(calls, " "), fmt::join(cases, " "));
 }
 
 // ---- CPU code of the collective ops: calls into runtime/coll (MPI) ----

@@ -31,6 +31,10 @@ class EmitCtx {
         kernel_call_(std::move(kernel_call)) {}
 
   const Program& program() const { return prog_; }
+  /// The other program compiled into the same binary (the startup program
+  /// for an op of the main one, and the reverse); nullptr when there is none.
+  const Program* companion() const { return companion_; }
+  void set_companion(const Program* p) { companion_ = p; }
   int block() const { return block_; }
 
   const pb::OpDesc& op() const { return op_; }
@@ -66,6 +70,7 @@ class EmitCtx {
 
  private:
   const Program& prog_;
+  const Program* companion_ = nullptr;
   int block_;
   const pb::OpDesc& op_;
   const ops::OpDef& def_;

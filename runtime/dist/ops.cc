@@ -1,4 +1,4 @@
-// runtime/dist/ops.cc - the communication ops at run time: one client per server, endpoints as launched, listen_and_serv over SyncServer.
+// runtime/dist/ops.cc - the communication ops at run time: one client per server, endpoints as launched, listen_and_serv over SyncServer or AsyncServer.
 #include "runtime/dist/ops.h"
 
 #include <fmt/format.h>
@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <thread>
 
 #include "runtime/dist/param_server.h"
 #include "runtime/dist/transport.h"
@@ -150,8 +152,9 @@ void complete_all() {
 }
 
 void listen_and_serv(const ServeSpec& spec) {
-  if (spec.distributed_mode != 0)
-    rt::fail(fmt::format("listen_and_serv: distributed_mode {} (async) has no runtime yet; split with --sync",
+  if (spec.distributed_mode != 0 && spec.distributed_mode != 1)
+    rt::fail(fmt::format("listen_and_serv: distributed_mode {} (half-async or geo) has no runtime; split with --sync "
+                         "or --async",
                          spec.distributed_mode));
   const LaunchConfig& c = config();
   if (c.trainers >= 0 && c.trainers != spec.fanin)
@@ -187,9 +190,52 @@ void listen_and_serv(const ServeSpec& spec) {
     std::vector<const rt::Tensor*> ts(state_vars.begin(), state_vars.end());
     rt::write_combined_params(c.checkpoint, state_names, ts);
   };
+  const char* const mode = spec.distributed_mode == 1 ? "async" : "sync";
+  auto announce = [&] {
+    std::printf("parameter server listening on %s for %d trainer%s (%s), receiving %d gradients\n",
+                endpoint.c_str(), spec.fanin, spec.fanin == 1 ? "" : "s", mode, spec.num_recv);
+    std::fflush(stdout);
+  };
+  auto finish = [&] {
+    if (c.checkpoint.empty()) return;
+    save();
+    std::printf("parameter server %s: saved %zu variables to %s\n", endpoint.c_str(), state_names.size(),
+                c.checkpoint.c_str());
+  };
+  int64_t updates = 0;
+  if (spec.distributed_mode == 1) {
+    // Async: the program's own variables are the state, read and updated in
+    // place under the server's lock.
+    const std::set<std::string> state(state_names.begin(), state_names.end());
+    auto apply = [&](const WireVar& w) {
+      auto it = recv_index.find(w.name);
+      if (it == recv_index.end()) rt::fail(fmt::format("a trainer sent '{}', which this server does not receive", w.name));
+      from_wire(w, *spec.recv_vars[it->second], "a trainer");
+      spec.run_block(spec.recv_block[it->second]);
+      if (!c.checkpoint.empty() && c.checkpoint_every > 0 && ++updates % c.checkpoint_every == 0) save();
+    };
+    auto read = [&](const std::string& name) {
+      if (!state.count(name)) rt::fail(fmt::format("no parameter '{}' on this server", name));
+      return to_wire(name, *spec.serve_vars[serve_index.at(name)]);
+    };
+    AsyncServer handler(spec.fanin, apply, read);
+    Server server(endpoint, handler);
+    announce();
+    try {
+      handler.wait_done(std::chrono::milliseconds(c.timeout_ms), std::chrono::milliseconds(c.connect_timeout_ms));
+    } catch (const rt::Error&) {
+      // No trainer waits in a barrier here to be told why the job failed:
+      // keep answering (with the reason) a moment, so the live trainers'
+      // next requests name the lost trainer rather than a vanished server.
+      std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+      throw;
+    }
+    std::printf("parameter server %s: %lld gradient updates, every trainer completed\n", endpoint.c_str(),
+                static_cast<long long>(handler.updates()));
+    return finish();
+  }
   std::map<std::string, WireVar> params;
   for (size_t i = 0; i < state_names.size(); ++i) params[state_names[i]] = to_wire(state_names[i], *state_vars[i]);
-  int64_t updates = 0;
   auto optimize = [&](const std::map<std::string, std::vector<WireVar>>& grads, std::map<std::string, WireVar>& out) {
     std::vector<bool> got(spec.num_recv, false);
     for (const auto& [name, copies] : grads) {
@@ -207,18 +253,12 @@ void listen_and_serv(const ServeSpec& spec) {
   };
   SyncServer handler(spec.fanin, std::move(params), optimize, std::chrono::milliseconds(c.timeout_ms));
   Server server(endpoint, handler);
-  std::printf("parameter server listening on %s for %d trainer%s\n", endpoint.c_str(), spec.fanin,
-              spec.fanin == 1 ? "" : "s");
-  std::fflush(stdout);
+  announce();
   handler.wait_done(std::chrono::milliseconds(c.timeout_ms), std::chrono::milliseconds(c.connect_timeout_ms));
   std::printf("parameter server %s: %d steps, every trainer completed\n", endpoint.c_str(), handler.steps());
   // Copy the final values back: the program's variables are the server's state.
   for (auto& [name, w] : handler.params()) from_wire(w, *spec.serve_vars[serve_index.at(name)], "the server");
-  if (!c.checkpoint.empty()) {
-    save();
-    std::printf("parameter server %s: saved %zu variables to %s\n", endpoint.c_str(), state_names.size(),
-                c.checkpoint.c_str());
-  }
+  finish();
 }
 
 }  // namespace fluidc::dist

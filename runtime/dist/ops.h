@@ -49,14 +49,16 @@ void complete_all();
 struct ServeSpec {
   const char* endpoint;               ///< compiled endpoint (PADDLE_CURRENT_ENDPOINT overrides)
   int fanin;                          ///< trainers
-  int distributed_mode;               ///< 0 sync (the only one run so far)
+  int distributed_mode;               ///< 0 sync, 1 async (Paddle's DistributedMode)
   const char* const* recv_names;      ///< gradients trainers send (listen_and_serv's X)
   rt::Tensor* const* recv_vars;
   int num_recv;
   const char* const* serve_names;     ///< what trainers may Get (the other block-0 variables)
   rt::Tensor* const* serve_vars;
   int num_serve;
-  std::function<void()> optimize;     ///< runs the optimize blocks once
+  std::function<void()> optimize;     ///< runs the optimize blocks once (sync mode)
+  const int* recv_block;              ///< async mode: the optimize block of each received gradient
+  std::function<void(int)> run_block; ///< async mode: runs one optimize block
 };
 /// Serves until every trainer has completed (returns) or the job fails (throws rt::Error).
 void listen_and_serv(const ServeSpec& spec);

@@ -8,6 +8,8 @@ Standard library only (no NumPy, no Paddle). Modes:
          exits non-zero within 10 s, and the trainers name the lost server's endpoint.
   resume dist.resume: a job stopped after half its steps (servers --checkpoint, trainers --save)
          and restarted from those files (--resume) has the losses of an uninterrupted job.
+  async  dist.async_2: async SGD (split with --async): every update applied once, the loss falls.
+         train and fault take --async too (dist.async_1: one async trainer matches one process).
 With --netns (dist.netns_*), every process runs on a host of its own: a network namespace joined to
 the others by a veth link and a bridge (netns.py), servers at their own addresses; fault then also
 unplugs a server's link (the process keeps running). Exit 77 (skipped) where namespaces cannot be made.
@@ -16,6 +18,7 @@ Every wait is bounded; every process started is killed on exit.
 import argparse
 import os
 import random
+import re
 import signal
 import socket
 import struct
@@ -113,13 +116,13 @@ def check_params(work, names, workers, who, tol):
                 fail("%s of %s %d differs from single-process training by %g, over %g" % (n, who, i, d, tol))
 
 
-def build_all(fluidc, fixture, work):
+def build_all(fluidc, fixture, work, mode="--sync"):
     # Split for placeholder endpoints: the launch maps them onto the free ports the test picked.
     compiled = "127.0.0.1:6170,127.0.0.1:6171"
     for t in range(TRAINERS):
         run([fluidc, "opt", fixture + "/main.pdmodel", "--startup", fixture + "/startup.pdmodel", "--passes=distribute",
              "--startup-out", "%s/t%d.startup.pdmodel" % (work, t), "-o", "%s/t%d.pdmodel" % (work, t),
-             "--pservers", compiled, "--trainers", str(TRAINERS), "--trainer-id", str(t), "--sync"])
+             "--pservers", compiled, "--trainers", str(TRAINERS), "--trainer-id", str(t), mode])
         run([fluidc, "build", "%s/t%d.pdmodel" % (work, t), "--startup", "%s/t%d.startup.pdmodel" % (work, t),
              "-o", "%s/trainer%d" % (work, t)])
     for s in range(2):
@@ -301,10 +304,12 @@ def mode_fault(a, work):
     for how, victim in faults:
         tag = "%s_%s" % (how, victim)
         job, eps = launch(work, tag, ["--steps", "1000000", "--log-every", "1000"])
-        # Let the job get going (bounded), then kill -9 the victim.
+        # Let the job get going (bounded), then kill -9 the victim. Every trainer must be past its
+        # start: async trainers do not keep in step, and one still connecting to a server that is
+        # then killed waits out the connect bound (processes may start in any order), not 10 s.
         t0 = time.time()
         while time.time() - t0 < 30:
-            if "step 1000/" in open("%s/%s.trainer0.log" % (work, tag)).read():
+            if all("step 1000/" in open("%s/%s.trainer%d.log" % (work, tag, t)).read() for t in range(TRAINERS)):
                 break
             if any(p.poll() is not None for _, p, _ in job):
                 show(job)
@@ -342,6 +347,42 @@ def mode_fault(a, work):
               (how, victim, max(s for _, s in res.values())))
 
 
+def server_updates(job):
+    """{server: (gradients it receives, gradient updates it applied)} from the async servers' logs."""
+    out = {}
+    for name, _, log in job:
+        if name.startswith("pserver"):
+            text = open(log).read()
+            got = re.search(r"\(async\), receiving (\d+) gradients", text)
+            done = re.search(r"(\d+) gradient updates, every trainer completed", text)
+            if not got or not done:
+                fail("%s: no async summary in its log:\n%s" % (name, text))
+            out[name] = (int(got.group(1)), int(done.group(1)))
+    return out
+
+
+def mode_async(a, work):
+    """Async SGD with several trainers (dist.async_2): no barriers, each gradient applied on arrival, so
+    the result depends on the interleaving and is not compared with one process (dist.async_1 is, with
+    one trainer). Checked: every process completes, every trainer's loss falls, and each server applied
+    exactly one update per gradient it receives per trainer and step (none lost, none applied twice)."""
+    job, _ = launch(work, "async", ["--steps", str(STEPS), "--log-every", "10", "--losses-out", work + "/loss{t}.npy"])
+    job_ok(job)
+    for t in range(TRAINERS):
+        l = read_npy_f32(work + "/loss%d.npy" % t)
+        k = max(1, STEPS // 10)
+        first, last = sum(l[:k]) / k, sum(l[-k:]) / k
+        print("trainer %d: mean loss of the first %d steps %.6f, of the last %d %.6f" % (t, k, first, k, last))
+        if not last < 0.5 * first:
+            fail("trainer %d: the loss did not fall to half (%.6f -> %.6f)" % (t, first, last))
+    for name, (grads, updates) in sorted(server_updates(job).items()):
+        print("%s: %d gradients x %d trainers x %d steps, %d updates applied" % (name, grads, TRAINERS, STEPS, updates))
+        if updates != grads * TRAINERS * STEPS:
+            fail("%s applied %d updates, want %d" % (name, updates, grads * TRAINERS * STEPS))
+    print("PASS: async SGD, %d trainers x %d steps on 2 servers: every update applied once, the loss fell" %
+          (TRAINERS, STEPS))
+
+
 def mode_resume(a, work):
     half = STEPS // 2
     job, _ = launch(work, "whole", ["--steps", str(STEPS), "--losses-out", work + "/whole{t}.npy"])
@@ -364,7 +405,7 @@ def mode_resume(a, work):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["train", "fault", "resume"])
+    ap.add_argument("mode", choices=["train", "fault", "resume", "async"])
     ap.add_argument("--fluidc", required=True)
     ap.add_argument("--fixture", required=True)
     ap.add_argument("--work", required=True)
@@ -372,6 +413,8 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--random-trials", type=int, default=0, help="fault: this many random kills instead")
     ap.add_argument("--netns", action="store_true", help="each process on a host of its own (netns.py)")
+    ap.add_argument("--async", dest="async_mode", action="store_true",
+                    help="split with --async (Paddle's async mode; the async mode implies it)")
     a = ap.parse_args()
     global TRAINERS, STEPS, HOSTS
     TRAINERS, STEPS = a.trainers, a.steps
@@ -380,11 +423,11 @@ def main():
         sys.exit(77)
     os.makedirs(a.work, exist_ok=True)
     make_data(a.work)
-    build_all(a.fluidc, a.fixture, a.work)
+    build_all(a.fluidc, a.fixture, a.work, "--async" if a.async_mode or a.mode == "async" else "--sync")
     try:
         if a.netns:
             HOSTS = netns.Hosts(["pserver0", "pserver1"] + ["trainer%d" % t for t in range(TRAINERS)])
-        {"train": mode_train, "fault": mode_fault, "resume": mode_resume}[a.mode](a, a.work)
+        {"train": mode_train, "fault": mode_fault, "resume": mode_resume, "async": mode_async}[a.mode](a, a.work)
     finally:
         for p in procs:
             if p.poll() is None:
