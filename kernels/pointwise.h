@@ -14,6 +14,13 @@
 
 #include "kernels/activation.h"
 
+// These functions are also inlined into AVX2/AVX-512 copies of kernel loops
+// (kernels/cpu/isa_clones.h); with a * b + c contracted into an FMA there
+// they would round differently from the baseline build and from the fused
+// loops of generated code (compiled for generic x86-64). Off here, reset
+// to the command line's setting at the end of the header.
+#pragma STDC FP_CONTRACT OFF
+
 namespace fluidc::kernels::pw {
 
 // ---- fp32 exp and tanh that vectorise -----------------------------------------
@@ -296,3 +303,5 @@ struct ElementwisePow {
 };
 
 }  // namespace fluidc::kernels::pw
+
+#pragma STDC FP_CONTRACT DEFAULT

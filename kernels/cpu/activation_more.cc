@@ -4,8 +4,13 @@
 #include "kernels/activation.h"
 #include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/isa_clones.h"
 #include "kernels/cpu/unary_impl.h"
 #include "kernels/pointwise.h"
+
+// No a * b + c contracted into an FMA here: the ISA copies of the loops below
+// must give the bits of the baseline build (which has no FMA).
+#pragma STDC FP_CONTRACT OFF
 
 namespace fluidc::kernels {
 
@@ -214,26 +219,53 @@ void ceil(const Tensor& x, Tensor& out) {
 }
 void ceil_grad(const Tensor& out_grad, Tensor* x_grad) { zero_grad("ceil_grad", out_grad, x_grad); }
 
+namespace {
+
+// gelu's two forms and their gradients. The fp32 loops (erf, exp and tanh
+// are polynomials: 27% and 11% of the BERT-tiny step in baseline SSE) run
+// in AVX2/AVX-512 copies; contraction into FMAs is off in pointwise.h and in
+// this file, so every copy computes the baseline's (and a fused loop's) bits.
+// The lambdas are always_inline: called per element, the loops do not vectorise.
+constexpr auto kGeluTanh = [](auto v) __attribute__((always_inline)) { return pw::Gelu::tanh_form(v); };
+constexpr auto kGeluErf = [](auto v) __attribute__((always_inline)) { return pw::Gelu::erf_form(v); };
+constexpr auto kGeluTanhGrad = [](auto xv, auto d) __attribute__((always_inline)) {
+  using T = decltype(xv);
+  const T k = static_cast<T>(pw::Gelu::kTanhScale), c = T(0.044715);
+  const T t = pw::tanh_t(k * (xv + c * xv * xv * xv));
+  return d * (T(0.5) * (T(1) + t) + T(0.5) * xv * (T(1) - t * t) * k * (T(1) + T(3) * c * xv * xv));
+};
+constexpr auto kGeluErfGrad = [](auto xv, auto d) __attribute__((always_inline)) {
+  using T = decltype(xv);
+  const T cdf = T(0.5) * (T(1) + pw::erf_t(xv * static_cast<T>(pw::Gelu::kInvSqrt2)));
+  const T pdf = static_cast<T>(0.39894228040143267794) * pw::exp_t(T(-0.5) * xv * xv);  // 1 / sqrt(2 pi)
+  return d * (cdf + xv * pdf);
+};
+[[gnu::always_inline]] inline void gelu_tanh_f32_body(int64_t n, float* out, const float* x) {
+  same_index_map(n, out, kGeluTanh, x);
+}
+[[gnu::always_inline]] inline void gelu_erf_f32_body(int64_t n, float* out, const float* x) {
+  same_index_map(n, out, kGeluErf, x);
+}
+[[gnu::always_inline]] inline void gelu_tanh_grad_f32_body(int64_t n, float* out, const float* x, const float* d) {
+  same_index_map(n, out, kGeluTanhGrad, x, d);
+}
+[[gnu::always_inline]] inline void gelu_erf_grad_f32_body(int64_t n, float* out, const float* x, const float* d) {
+  same_index_map(n, out, kGeluErfGrad, x, d);
+}
+FLUIDC_ISA_CLONES(void, gelu_tanh_f32, (int64_t n, float* out, const float* x), (n, out, x))
+FLUIDC_ISA_CLONES(void, gelu_erf_f32, (int64_t n, float* out, const float* x), (n, out, x))
+FLUIDC_ISA_CLONES(void, gelu_tanh_grad_f32, (int64_t n, float* out, const float* x, const float* d), (n, out, x, d))
+FLUIDC_ISA_CLONES(void, gelu_erf_grad_f32, (int64_t n, float* out, const float* x, const float* d), (n, out, x, d))
+
+}  // namespace
+
 void gelu(const Tensor& x, Tensor& out, const GeluAttrs& a) {
-  if (a.approximate) return unary("gelu", x, out, kFloat, [](auto v) { return pw::Gelu::tanh_form(v); });
-  unary("gelu", x, out, kFloat, [](auto v) { return pw::Gelu::erf_form(v); });
+  if (a.approximate) return unary("gelu", x, out, kFloat, kGeluTanh, gelu_tanh_f32);
+  unary("gelu", x, out, kFloat, kGeluErf, gelu_erf_f32);
 }
 void gelu_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const GeluAttrs& a) {
-  if (a.approximate) {
-    unary_grad("gelu_grad", "X", x, out_grad, x_grad, kFloat, [](auto xv, auto d) {
-      using T = decltype(xv);
-      const T k = static_cast<T>(pw::Gelu::kTanhScale), c = T(0.044715);
-      const T t = pw::tanh_t(k * (xv + c * xv * xv * xv));
-      return d * (T(0.5) * (T(1) + t) + T(0.5) * xv * (T(1) - t * t) * k * (T(1) + T(3) * c * xv * xv));
-    });
-    return;
-  }
-  unary_grad("gelu_grad", "X", x, out_grad, x_grad, kFloat, [](auto xv, auto d) {
-    using T = decltype(xv);
-    const T cdf = T(0.5) * (T(1) + pw::erf_t(xv * static_cast<T>(pw::Gelu::kInvSqrt2)));
-    const T pdf = static_cast<T>(0.39894228040143267794) * pw::exp_t(T(-0.5) * xv * xv);  // 1 / sqrt(2 pi)
-    return d * (cdf + xv * pdf);
-  });
+  if (a.approximate) return unary_grad("gelu_grad", "X", x, out_grad, x_grad, kFloat, kGeluTanhGrad, gelu_tanh_grad_f32);
+  unary_grad("gelu_grad", "X", x, out_grad, x_grad, kFloat, kGeluErfGrad, gelu_erf_grad_f32);
 }
 
 namespace {

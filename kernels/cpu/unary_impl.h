@@ -21,15 +21,23 @@ template <class T, class Fn, class... In>
   }
 }
 
+/// An fp32 loop over whole arrays, out[i] = f(in[i]...), compiled per
+/// instruction set (isa_clones.h) for the costly activations: unary() and
+/// unary_grad() run it instead of their own baseline loop.
+using F32Map1 = void (*)(int64_t n, float* out, const float* a);
+using F32Map2 = void (*)(int64_t n, float* out, const float* a, const float* b);
+
 /// Out[i] = fn(X[i]). Reading X[i] before writing Out[i] makes out == x safe.
 template <class Visit, class Fn>
-void unary(const char* op, const Tensor& x, Tensor& out, Visit visit, Fn fn) {
+void unary(const char* op, const Tensor& x, Tensor& out, Visit visit, Fn fn, F32Map1 f32 = nullptr) {
   require_init(op, "X", x);
   out.resize(x.shape(), x.dtype());
   visit(op, "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* po = out.data<T>();
+    if constexpr (std::is_same_v<T, float>)
+      if (f32) return f32(x.numel(), po, px);
     same_index_map(x.numel(), po, fn, px);
   });
 }
@@ -38,7 +46,7 @@ void unary(const char* op, const Tensor& x, Tensor& out, Visit visit, Fn fn) {
 /// Same-index access again makes any aliasing of X@GRAD safe.
 template <class Visit, class Fn>
 void unary_grad(const char* op, const char* a_role, const Tensor& a, const Tensor& dout, Tensor* dx,
-                Visit visit, Fn fn) {
+                Visit visit, Fn fn, F32Map2 f32 = nullptr) {
   if (!dx) return;
   require_init(op, a_role, a);
   require_init(op, "Out@GRAD", dout);
@@ -50,6 +58,8 @@ void unary_grad(const char* op, const char* a_role, const Tensor& a, const Tenso
     const T* pa = a.data<T>();
     const T* pd = dout.data<T>();
     T* px = dx->data<T>();
+    if constexpr (std::is_same_v<T, float>)
+      if (f32) return f32(a.numel(), px, pa, pd);
     same_index_map(a.numel(), px, fn, pa, pd);
   });
 }

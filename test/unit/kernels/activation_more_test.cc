@@ -2,10 +2,12 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <initializer_list>
 
 #include "kernels/activation.h"
+#include "kernels/pointwise.h"
 #include "test/unit/kernels/gradcheck.h"
 
 using namespace fluidc;
@@ -165,6 +167,27 @@ TEST_CASE("transcendental and simple unary ops: values", "[activation]") {
   Tensor mx = f64(Shape{1}, {0.25});
   check_values("clip Max tensor", [&](const Tensor& x, Tensor& o) { k::clip(x, nullptr, &mx, o, ca); },
                [](double v) { return std::min(std::max(v, -0.5), 0.25); }, {-2, 0, 0.5});
+}
+
+TEST_CASE("gelu's vectorised fp32 loops give the scalar function's bits", "[activation]") {
+  // kernels/cpu/activation_more.cc runs gelu in AVX2/AVX-512 copies on CPUs
+  // that have them; with FMA contraction off there, every element equals
+  // pw::Gelu's, the function fused loops and this baseline test build call.
+  // 1000 values (a vector tail included) over both forms' ranges.
+  Tensor x, out;
+  x.resize(Shape{1000}, DType::kFP32);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = -9.0f + 0.01837f * static_cast<float>(i);
+  for (bool approximate : {false, true}) {
+    INFO("approximate " << approximate);
+    k::GeluAttrs a;
+    a.approximate = approximate;
+    k::gelu(x, out, a);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const float v = x.data<float>()[i];
+      const float want = approximate ? k::pw::Gelu::tanh_form(v) : k::pw::Gelu::erf_form(v);
+      REQUIRE(std::memcmp(&out.data<float>()[i], &want, sizeof want) == 0);
+    }
+  }
 }
 
 TEST_CASE("activation_more: errors and in-place use", "[activation][errors]") {
