@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/layer_norm_rows.h"
 #include "kernels/shapes/norm.h"
 
 namespace fluidc::kernels {
@@ -372,9 +373,15 @@ void layer_norm_grad(const Tensor& x, const Tensor* scale, const Tensor* /*bias*
       ob.get().resize(x.shape(), x.dtype());
       pdx = ob.get().data<T>();
     }
-    normalized_grad(L, x.data<T>(), y_grad.data<T>(), scale ? scale->data<T>() : nullptr, left,
-                    static_cast<double>(right), [](int64_t n, int64_t) { return n; }, mu, inv, pdx, ds, db,
-                    db + right, db + right + left);
+    if constexpr (std::is_same_v<T, float>) {
+      // dx aliases nothing it reads here (OutBuf gave a scratch for an alias of X).
+      layer_norm_grad_rows_f32(left, right, x.data<T>(), y_grad.data<T>(), scale ? scale->data<T>() : nullptr, mu,
+                               inv, pdx, ds, db);
+    } else {
+      normalized_grad(L, x.data<T>(), y_grad.data<T>(), scale ? scale->data<T>() : nullptr, left,
+                      static_cast<double>(right), [](int64_t n, int64_t) { return n; }, mu, inv, pdx, ds, db,
+                      db + right, db + right + left);
+    }
     if (x_grad) ob.finish();
     if (scale) store_like<T>(scale_grad, *scale, ds);
     store<T>(bias_grad, Shape{right}, x.dtype(), db);
