@@ -5,6 +5,7 @@
 
 #include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/row_grads.h"
 #include "kernels/pointwise.h"
 #include "kernels/cpu/softmax_impl.h"
 #include "kernels/cpu/unary_impl.h"
@@ -124,7 +125,16 @@ void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {
 }
 
 void softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const SoftmaxAttrs& attrs) {
-  // X@GRAD = (Out@GRAD - sum(Out@GRAD * Out)) * Out.
+  // X@GRAD = (Out@GRAD - sum(Out@GRAD * Out)) * Out. Along the last axis
+  // (attention's rows) in fp32: the vectorised rows of row_grads.h.
+  if (x_grad && out.initialized() && out_grad.initialized() && out.dtype() == DType::kFP32 &&
+      out_grad.dtype() == DType::kFP32 && out.shape() == out_grad.shape() && out.rank() > 0) {
+    const AxisSplit sp = split_at_axis("softmax_grad", out.shape(), attrs.axis);
+    if (sp.inner == 1) {
+      x_grad->resize(out.shape(), out.dtype());
+      return softmax_grad_rows_f32(sp.outer, sp.n, out.data<float>(), out_grad.data<float>(), x_grad->data<float>());
+    }
+  }
   axis_sum_grad(
       "softmax_grad", out, out_grad, x_grad, attrs.axis, [](auto o, auto d) { return o * d; },
       [](auto o, auto d, auto s) { return (d - s) * o; });

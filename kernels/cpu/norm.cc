@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "kernels/cpu/kernel_util.h"
-#include "kernels/cpu/layer_norm_rows.h"
+#include "kernels/cpu/row_grads.h"
 #include "kernels/shapes/norm.h"
 
 namespace fluidc::kernels {

@@ -191,6 +191,24 @@ TEST_CASE("softmax_grad matches finite differences", "[activation][softmax][grad
   }
 }
 
+TEST_CASE("softmax_grad along fp32 rows (the vectorised path) agrees with fp64 and runs in place", "[activation][softmax]") {
+  // Rows of 37 and 64: whole 8-lane blocks and a tail (kernels/cpu/row_grads.cc).
+  for (int64_t n : {37, 64}) {
+    INFO("rows of " << n);
+    std::mt19937 rng(17);
+    Tensor x = random(Shape{3, n}, DType::kFP32, rng, -3, 3), dy = random(Shape{3, n}, DType::kFP32, rng);
+    Tensor out, dx;
+    kernels::softmax(x, out, {});
+    kernels::softmax_grad(out, dy, &dx, {});
+    Tensor out64 = converted(out, DType::kFP64), dy64 = converted(dy, DType::kFP64), dx64;
+    kernels::softmax_grad(out64, dy64, &dx64, {});
+    for (int64_t i = 0; i < dx.numel(); ++i) REQUIRE(get(dx, i) == Approx(get(dx64, i)).margin(1e-6));
+    Tensor in_place = converted(dy, DType::kFP32);  // X@GRAD written over Out@GRAD
+    kernels::softmax_grad(out, in_place, &in_place, {});
+    for (int64_t i = 0; i < dx.numel(); ++i) REQUIRE(get(in_place, i) == get(dx, i));
+  }
+}
+
 TEST_CASE("scale's gradient rule (a scale by the same factor, no bias) matches finite differences",
           "[activation][grad][gradcheck]") {
   // compiler/ops/activation.cc differentiates scale by another scale op

@@ -80,4 +80,13 @@ inline Tensor random(const Shape& shape, DType dt, std::mt19937& rng, double lo 
   return t;
 }
 
+/// The same values in another float dtype (fp32 <-> fp64), for checking an
+/// fp32 fast path against the fp64 generic one on identical inputs.
+inline Tensor converted(const Tensor& t, DType dt) {
+  Tensor out;
+  out.resize(t.shape(), dt);
+  for (int64_t i = 0; i < t.numel(); ++i) set(out, i, get(t, i));
+  return out;
+}
+
 }  // namespace fluidc::test

@@ -280,3 +280,31 @@ TEST_CASE("norm grads match finite differences", "[norm][grad][gradcheck]") {
         });
   }
 }
+
+TEST_CASE("layer_norm_grad along fp32 rows (the vectorised path) agrees with fp64", "[norm]") {
+  // 29 features: three 8-lane blocks and a tail (kernels/cpu/row_grads.cc); with and without Scale,
+  // and with only some gradients wanted.
+  std::mt19937 rng(23);
+  Tensor x = random(Shape{2, 3, 29}, DType::kFP32, rng), dy = random(Shape{2, 3, 29}, DType::kFP32, rng);
+  Tensor scale = random(Shape{29}, DType::kFP32, rng, 0.5, 1.5), bias = random(Shape{29}, DType::kFP32, rng);
+  kernels::LayerNormAttrs a;
+  a.begin_norm_axis = 2;
+  for (bool with_scale : {true, false})
+    for (bool all : {true, false}) {
+      INFO("scale " << with_scale << ", every gradient " << all);
+      const Tensor* s32 = with_scale ? &scale : nullptr;
+      Tensor y, m, v, dx, ds, db;
+      kernels::layer_norm(x, s32, &bias, y, &m, &v, a);
+      kernels::layer_norm_grad(x, s32, &bias, m, v, dy, &dx, with_scale && all ? &ds : nullptr, all ? &db : nullptr, a);
+      Tensor x64 = converted(x, DType::kFP64), dy64 = converted(dy, DType::kFP64), s64 = converted(scale, DType::kFP64);
+      Tensor m64 = converted(m, DType::kFP64), v64 = converted(v, DType::kFP64), b64 = converted(bias, DType::kFP64);
+      Tensor dx64, ds64, db64;
+      kernels::layer_norm_grad(x64, with_scale ? &s64 : nullptr, &b64, m64, v64, dy64, &dx64,
+                               with_scale && all ? &ds64 : nullptr, all ? &db64 : nullptr, a);
+      for (int64_t i = 0; i < dx.numel(); ++i) REQUIRE(get(dx, i) == Approx(get(dx64, i)).margin(1e-5));
+      if (with_scale && all)
+        for (int64_t i = 0; i < ds.numel(); ++i) REQUIRE(get(ds, i) == Approx(get(ds64, i)).margin(1e-5));
+      if (all)
+        for (int64_t i = 0; i < db.numel(); ++i) REQUIRE(get(db, i) == Approx(get(db64, i)).margin(1e-5));
+    }
+}

@@ -1,12 +1,14 @@
-// kernels/cpu/layer_norm_rows.cc - layer_norm_grad's fp32 rows: branch-free double loops the compiler vectorises, per ISA.
+// kernels/cpu/row_grads.cc - layer_norm_grad's and softmax_grad's fp32 rows: branch-free double loops the compiler vectorises, per ISA.
 //
 // The generic normalisation gradient (norm.cc) visits one element at a time
 // through a callback with its optional operands tested inside: scalar code,
-// 10% of the BERT-tiny training step. Here each row is three straight
-// loops. No FMA contraction, so every copy rounds alike.
-#include "kernels/cpu/layer_norm_rows.h"
+// 10% of the BERT-tiny training step (softmax_grad's generic loop, 5%,
+// sums one element at a time). Here each row is a few straight loops. No
+// FMA contraction, so every copy rounds alike.
+#include "kernels/cpu/row_grads.h"
 
 #include "kernels/cpu/isa_clones.h"
+#include "kernels/loop_hints.h"
 
 #pragma STDC FP_CONTRACT OFF
 
@@ -60,7 +62,29 @@ template <bool kScale>
   else rows_impl<false>(rows, cols, x, dy, scale, mean, inv, dx, dscale, dbias);
 }
 
+[[gnu::always_inline]] inline void softmax_grad_rows_f32_body(int64_t rows, int64_t n, const float* out,
+                                                              const float* dy, float* dx) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* o = out + r * n;
+    const float* d = dy + r * n;
+    double part[kLanes] = {};
+    int64_t j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+      for (int l = 0; l < kLanes; ++l) part[l] += static_cast<double>(o[j + l]) * static_cast<double>(d[j + l]);
+    for (int l = 0; j < n; ++j, ++l) part[l] += static_cast<double>(o[j]) * static_cast<double>(d[j]);
+    double acc = 0;
+    for (int l = 0; l < kLanes; ++l) acc += part[l];
+    const float s = static_cast<float>(acc);
+    float* g = dx + r * n;
+    FLUIDC_ELEMENTWISE_LOOP
+    for (int64_t c = 0; c < n; ++c) g[c] = (d[c] - s) * o[c];
+  }
+}
+
 }  // namespace
+
+FLUIDC_ISA_CLONES(void, softmax_grad_rows_f32, (int64_t rows, int64_t n, const float* out, const float* dy, float* dx),
+                  (rows, n, out, dy, dx))
 
 FLUIDC_ISA_CLONES(void, layer_norm_grad_rows_f32,
                   (int64_t rows, int64_t cols, const float* x, const float* dy, const float* scale,

@@ -1,4 +1,4 @@
-// kernels/cpu/layer_norm_rows.h - private: layer_norm_grad over fp32 rows, vectorised (one copy per instruction set).
+// kernels/cpu/row_grads.h - private: gradients along contiguous fp32 rows (layer_norm_grad, softmax_grad), vectorised per instruction set.
 #pragma once
 
 #include <cstdint>
@@ -14,5 +14,11 @@ namespace fluidc::kernels::detail {
 /// the same order on every instruction set.
 void layer_norm_grad_rows_f32(int64_t rows, int64_t cols, const float* x, const float* dy, const float* scale,
                               const double* mean, const double* inv, float* dx, double* dscale, double* dbias);
+
+/// softmax_grad along contiguous rows of n: dx = (dy - sum(dy * out)) * out
+/// per row, the sum in double (8 interleaved partial sums, as above) and
+/// rounded to float before use, as the generic loop does. dx may be out or
+/// dy (each row's sum is complete before the row is written).
+void softmax_grad_rows_f32(int64_t rows, int64_t n, const float* out, const float* dy, float* dx);
 
 }  // namespace fluidc::kernels::detail
