@@ -5,7 +5,7 @@
 
 #include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
-#include "kernels/cpu/row_grads.h"
+#include "kernels/cpu/rows_f32.h"
 #include "kernels/pointwise.h"
 #include "kernels/cpu/softmax_impl.h"
 #include "kernels/cpu/unary_impl.h"
@@ -126,7 +126,7 @@ void softmax(const Tensor& x, Tensor& out, const SoftmaxAttrs& attrs) {
 
 void softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const SoftmaxAttrs& attrs) {
   // X@GRAD = (Out@GRAD - sum(Out@GRAD * Out)) * Out. Along the last axis
-  // (attention's rows) in fp32: the vectorised rows of row_grads.h.
+  // (attention's rows) in fp32: the vectorised rows of rows_f32.h.
   if (x_grad && out.initialized() && out_grad.initialized() && out.dtype() == DType::kFP32 &&
       out_grad.dtype() == DType::kFP32 && out.shape() == out_grad.shape() && out.rank() > 0) {
     const AxisSplit sp = split_at_axis("softmax_grad", out.shape(), attrs.axis);

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "kernels/cpu/kernel_util.h"
-#include "kernels/cpu/row_grads.h"
+#include "kernels/cpu/rows_f32.h"
 #include "kernels/shapes/norm.h"
 
 namespace fluidc::kernels {

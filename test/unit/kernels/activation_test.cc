@@ -191,14 +191,19 @@ TEST_CASE("softmax_grad matches finite differences", "[activation][softmax][grad
   }
 }
 
-TEST_CASE("softmax_grad along fp32 rows (the vectorised path) agrees with fp64 and runs in place", "[activation][softmax]") {
-  // Rows of 37 and 64: whole 8-lane blocks and a tail (kernels/cpu/row_grads.cc).
+TEST_CASE("softmax and softmax_grad (its vectorised rows) along fp32 rows agree with fp64 and run in place", "[activation][softmax]") {
+  // Rows of 37 and 64: whole 8-lane blocks and a tail (kernels/cpu/rows_f32.cc).
   for (int64_t n : {37, 64}) {
     INFO("rows of " << n);
     std::mt19937 rng(17);
     Tensor x = random(Shape{3, n}, DType::kFP32, rng, -3, 3), dy = random(Shape{3, n}, DType::kFP32, rng);
-    Tensor out, dx;
+    Tensor out, dx, out64_ref;
     kernels::softmax(x, out, {});
+    kernels::softmax(converted(x, DType::kFP64), out64_ref, {});
+    for (int64_t i = 0; i < out.numel(); ++i) REQUIRE(get(out, i) == Approx(get(out64_ref, i)).epsilon(1e-6));
+    Tensor x_in_place = converted(x, DType::kFP32);  // Out written over X
+    kernels::softmax(x_in_place, x_in_place, {});
+    for (int64_t i = 0; i < out.numel(); ++i) REQUIRE(get(x_in_place, i) == get(out, i));
     kernels::softmax_grad(out, dy, &dx, {});
     Tensor out64 = converted(out, DType::kFP64), dy64 = converted(dy, DType::kFP64), dx64;
     kernels::softmax_grad(out64, dy64, &dx64, {});

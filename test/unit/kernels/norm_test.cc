@@ -282,7 +282,7 @@ TEST_CASE("norm grads match finite differences", "[norm][grad][gradcheck]") {
 }
 
 TEST_CASE("layer_norm_grad along fp32 rows (the vectorised path) agrees with fp64", "[norm]") {
-  // 29 features: three 8-lane blocks and a tail (kernels/cpu/row_grads.cc); with and without Scale,
+  // 29 features: three 8-lane blocks and a tail (kernels/cpu/rows_f32.cc); with and without Scale,
   // and with only some gradients wanted.
   std::mt19937 rng(23);
   Tensor x = random(Shape{2, 3, 29}, DType::kFP32, rng), dy = random(Shape{2, 3, 29}, DType::kFP32, rng);

@@ -1,11 +1,11 @@
-// kernels/cpu/row_grads.cc - layer_norm_grad's and softmax_grad's fp32 rows: branch-free double loops the compiler vectorises, per ISA.
+// kernels/cpu/rows_f32.cc - softmax_grad and layer_norm_grad along fp32 rows: straight loops the compiler vectorises, per ISA.
 //
 // The generic normalisation gradient (norm.cc) visits one element at a time
 // through a callback with its optional operands tested inside: scalar code,
 // 10% of the BERT-tiny training step (softmax_grad's generic loop, 5%,
 // sums one element at a time). Here each row is a few straight loops. No
 // FMA contraction, so every copy rounds alike.
-#include "kernels/cpu/row_grads.h"
+#include "kernels/cpu/rows_f32.h"
 
 #include "kernels/cpu/isa_clones.h"
 #include "kernels/loop_hints.h"

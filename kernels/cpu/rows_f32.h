@@ -1,4 +1,4 @@
-// kernels/cpu/row_grads.h - private: gradients along contiguous fp32 rows (layer_norm_grad, softmax_grad), vectorised per instruction set.
+// kernels/cpu/rows_f32.h - private: kernels along contiguous fp32 rows (softmax_grad, layer_norm_grad), vectorised per instruction set.
 #pragma once
 
 #include <cstdint>
