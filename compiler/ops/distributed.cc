@@ -153,11 +153,14 @@ void emit_split_byref(EmitCtx& c) {
                           outs.size());
 }
 
-// The optimize block of each received gradient, from grad_to_block_id
-// ("name:block"): -1 where there is none, which async mode (each gradient
+// The optimize block of each received gradient (listen_and_serv's X), from
+// grad_to_block_id ("name:block", the block one of optimize_blocks): -1
+// where there is none, which async mode (distributed_mode 1: each gradient
 // runs its own block on arrival) refuses; sync mode runs every block once.
-std::vector<int> gradient_blocks(const pb::OpDesc& op, const std::vector<std::string>& recv, const std::set<int>& blocks,
-                                 bool async) {
+// Returns the error ("" when there is none); the entries are untrusted text.
+std::string gradient_blocks(const pb::OpDesc& op, std::vector<int>& out) {
+  std::set<int> blocks;
+  if (const pb::OpDesc::Attr* a = find_attr(op, "optimize_blocks")) blocks.insert(a->blocks_idx().begin(), a->blocks_idx().end());
   std::map<std::string, int> by_grad;
   for (const std::string& entry : attr_strings(op, "grad_to_block_id")) {
     const size_t colon = entry.rfind(':');
@@ -166,20 +169,26 @@ std::vector<int> gradient_blocks(const pb::OpDesc& op, const std::vector<std::st
     if (!digits.empty() && digits.size() < 9 && digits.find_first_not_of("0123456789") == std::string::npos)
       b = std::stoi(digits);
     if (!blocks.count(b))
-      user_error(fmt::format("listen_and_serv: grad_to_block_id entry '{}' does not name one of its optimize blocks",
-                             printable(entry)));
+      return fmt::format("grad_to_block_id entry '{}' does not name one of its optimize blocks", printable(entry));
     by_grad[entry.substr(0, colon)] = b;
   }
-  std::vector<int> out;
-  for (const std::string& g : recv) {
+  const bool async = attr_int(op, "distributed_mode", 0) == 1;
+  out.clear();
+  for (const std::string& g : op_inputs(op, "X")) {
     auto it = by_grad.find(g);
     if (it == by_grad.end() && async)
-      user_error(fmt::format("listen_and_serv (async): the received gradient '{}' has no optimize block in "
-                             "grad_to_block_id",
-                             printable(g)));
+      return fmt::format("the received gradient '{}' has no optimize block in grad_to_block_id (async mode runs "
+                         "each gradient's own block)",
+                         printable(g));
     out.push_back(it == by_grad.end() ? -1 : it->second);
   }
-  return out;
+  return "";
+}
+
+// listen_and_serv's attributes, checked (with the op's location) before any code is made.
+void infer_listen_and_serv(ShapeCtx& c) {
+  std::vector<int> recv_block;
+  if (std::string e = gradient_blocks(c.op(), recv_block); !e.empty()) c.error(e);
 }
 
 // listen_and_serv: block 0 of a server. Trainers' gradients land in X; every
@@ -201,7 +210,9 @@ void emit_listen_and_serv(EmitCtx& c) {
       if (blocks.insert(b).second) cases.push_back(fmt::format("case {}: {}(); break;", b, c.block_fn(b)));
     }
   const int mode = static_cast<int>(attr_int(c.op(), "distributed_mode", 0));
-  const std::vector<int> recv_block = gradient_blocks(c.op(), recv, blocks, mode == 1);
+  std::vector<int> recv_block;
+  if (std::string e = gradient_blocks(c.op(), recv_block); !e.empty())  // infer_listen_and_serv reported it first
+    user_error("listen_and_serv: " + e);
   c.body() << fmt::format(
       "  {{\n    static const char* const recv_names[] = {};\n    Tensor* const recv_vars[] = {};\n"
       "    static const char* const serve_names[] = {};\n    Tensor* const serve_vars[] = {};\n"
@@ -337,6 +348,7 @@ void add_distributed_ops(std::vector<OpDef>& t) {
                          {"distributed_mode", pb::INT, false, false},
                          {"pserver_id", pb::INT, false, false}},
                .traits = kComm | kOwnsBlock,
+               .infer_shape = infer_listen_and_serv,
                .emit_cpu = emit_listen_and_serv});
 
   // ---- collective mode (Paddle's GradAllReduce) ----
