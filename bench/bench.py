@@ -315,6 +315,9 @@ def train_rep(model, r, prog, work, args, env, have, rep, times, exe, built):
         times["torch"].append(torch_train(model, prog, data, r.batch, min(r.steps, 500))[0])
 
 
+PEER_SETTLE_S = 1.0  # infer_rep's pause between systems when they use every core
+
+
 def infer_rep(model, r, prog, work, args, env, have, rep, times, exe, built):
     """One repetition of an inference row; the first also checks that every system computes the same."""
     x = model.data(r.batch, np.random.default_rng(rep))[model.infer_input]
@@ -329,6 +332,10 @@ def infer_rep(model, r, prog, work, args, env, have, rep, times, exe, built):
         runs["onnxruntime"] = lambda: ort_infer(model, prog, x, r.steps, args.threads, work)
     outputs = {}
     for system, fn in runs.items():
+        if args.threads > 1:
+            # The peers' OpenMP workers spin on after their run (KMP_BLOCKTIME, GOMP_SPINCOUNT); with
+            # every core in use they would take cores from the next system. A pause lets them sleep.
+            time.sleep(PEER_SETTLE_S)
         ms, outputs[system] = fn()
         times[system].append(ms)
     if rep == 0:

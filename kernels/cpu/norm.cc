@@ -292,6 +292,8 @@ void batch_norm_grad(const Tensor& x, const Tensor& scale, const Tensor* /*bias*
         db[c] += pdy[i];
       });
       if (pdx) L.each([&](int64_t, int64_t c, int64_t i) { pdx[i] = static_cast<T>(pdy[i] * ps[c] * inv[c]); });
+    } else if constexpr (std::is_same_v<T, float>) {
+      batch_norm_grad_planes_f32(L.n, C, L.s, px, pdy, ps, mu, inv, pdx, ds, db);
     } else {
       normalized_grad(L, px, pdy, ps, C, static_cast<double>(L.n * L.s), chan, mu, inv, pdx, ds, db, mu + 4 * C,
                       mu + 5 * C);

@@ -7,6 +7,8 @@
 // FMA contraction, so every copy rounds alike.
 #include "kernels/cpu/rows_f32.h"
 
+#include <array>
+
 #include "kernels/cpu/isa_clones.h"
 #include "kernels/loop_hints.h"
 
@@ -16,6 +18,28 @@ namespace fluidc::kernels::detail {
 namespace {
 
 constexpr int kLanes = 8;
+
+/// The K sums over j in [0, n) of terms(j) (an array of K doubles), each in
+/// kLanes interleaved partial sums added up at the end: the same order on
+/// every instruction set, and loops the compiler vectorises.
+template <int K, class Terms>
+[[gnu::always_inline]] inline std::array<double, K> lane_sums(int64_t n, Terms terms) {
+  double part[K][kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) {
+      const std::array<double, K> t = terms(j + l);
+      for (int k = 0; k < K; ++k) part[k][l] += t[k];
+    }
+  for (int l = 0; j < n; ++j, ++l) {
+    const std::array<double, K> t = terms(j);
+    for (int k = 0; k < K; ++k) part[k][l] += t[k];
+  }
+  std::array<double, K> out{};
+  for (int k = 0; k < K; ++k)
+    for (int l = 0; l < kLanes; ++l) out[k] += part[k][l];
+  return out;
+}
 
 template <bool kScale>
 [[gnu::always_inline]] inline void rows_impl(int64_t rows, int64_t cols, const float* x, const float* dy,
@@ -30,19 +54,7 @@ template <bool kScale>
     auto g = [&](int64_t j) {
       return kScale ? static_cast<double>(gr[j]) * static_cast<double>(scale[j]) : static_cast<double>(gr[j]);
     };
-    double sg[kLanes] = {}, sgx[kLanes] = {};
-    int64_t j = 0;
-    for (; j + kLanes <= cols; j += kLanes)
-      for (int l = 0; l < kLanes; ++l) {
-        sg[l] += g(j + l);
-        sgx[l] += g(j + l) * xhat(j + l);
-      }
-    for (int l = 0; j < cols; ++j, ++l) {
-      sg[l] += g(j);
-      sgx[l] += g(j) * xhat(j);
-    }
-    double s = 0, sx = 0;
-    for (int l = 0; l < kLanes; ++l) s += sg[l], sx += sgx[l];
+    const auto [s, sx] = lane_sums<2>(cols, [&](int64_t j) { return std::array<double, 2>{g(j), g(j) * xhat(j)}; });
     if (dscale)
       for (int64_t c = 0; c < cols; ++c) dscale[c] += static_cast<double>(gr[c]) * xhat(c);
     if (dbias)
@@ -67,21 +79,53 @@ template <bool kScale>
   for (int64_t r = 0; r < rows; ++r) {
     const float* o = out + r * n;
     const float* d = dy + r * n;
-    double part[kLanes] = {};
-    int64_t j = 0;
-    for (; j + kLanes <= n; j += kLanes)
-      for (int l = 0; l < kLanes; ++l) part[l] += static_cast<double>(o[j + l]) * static_cast<double>(d[j + l]);
-    for (int l = 0; j < n; ++j, ++l) part[l] += static_cast<double>(o[j]) * static_cast<double>(d[j]);
-    double acc = 0;
-    for (int l = 0; l < kLanes; ++l) acc += part[l];
-    const float s = static_cast<float>(acc);
+    const float s = static_cast<float>(lane_sums<1>(n, [&](int64_t j) {
+      return std::array<double, 1>{static_cast<double>(o[j]) * static_cast<double>(d[j])};
+    })[0]);
     float* g = dx + r * n;
     FLUIDC_ELEMENTWISE_LOOP
     for (int64_t c = 0; c < n; ++c) g[c] = (d[c] - s) * o[c];
   }
 }
 
+[[gnu::always_inline]] inline void batch_norm_grad_planes_f32_body(int64_t N, int64_t C, int64_t S, const float* x,
+                                                                   const float* dy, const float* scale,
+                                                                   const double* mean, const double* inv, float* dx,
+                                                                   double* dscale, double* dbias) {
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      const float* xp = x + (n * C + c) * S;
+      const float* gp = dy + (n * C + c) * S;
+      const double m = mean[c], iv = inv[c];
+      const auto [sd, sdx] = lane_sums<2>(S, [&](int64_t j) {
+        const double d = gp[j];
+        return std::array<double, 2>{d, d * ((static_cast<double>(xp[j]) - m) * iv)};
+      });
+      dbias[c] += sd;
+      dscale[c] += sdx;
+    }
+  if (!dx) return;
+  const double count = static_cast<double>(N * S);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      const float* xp = x + (n * C + c) * S;
+      const float* gp = dy + (n * C + c) * S;
+      float* out = dx + (n * C + c) * S;
+      const double m = mean[c], iv = inv[c], sc = scale[c];
+      const double mean_g = sc * dbias[c] / count, mean_gx = sc * dscale[c] / count;
+      for (int64_t j = 0; j < S; ++j) {
+        const double xhat = (static_cast<double>(xp[j]) - m) * iv;
+        out[j] = static_cast<float>(iv * (static_cast<double>(gp[j]) * sc - mean_g - xhat * mean_gx));
+      }
+    }
+}
+
 }  // namespace
+
+FLUIDC_ISA_CLONES(void, batch_norm_grad_planes_f32,
+                  (int64_t N, int64_t C, int64_t S, const float* x, const float* dy, const float* scale,
+                   const double* mean, const double* inv, float* dx, double* dscale, double* dbias),
+                  (N, C, S, x, dy, scale, mean, inv, dx, dscale, dbias))
 
 FLUIDC_ISA_CLONES(void, softmax_grad_rows_f32, (int64_t rows, int64_t n, const float* out, const float* dy, float* dx),
                   (rows, n, out, dy, dx))

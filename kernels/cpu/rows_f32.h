@@ -1,4 +1,4 @@
-// kernels/cpu/rows_f32.h - private: kernels along contiguous fp32 rows (softmax_grad, layer_norm_grad), vectorised per instruction set.
+// kernels/cpu/rows_f32.h - private: kernels along contiguous fp32 rows (softmax_grad, layer_norm_grad, batch_norm_grad's planes), vectorised per instruction set.
 #pragma once
 
 #include <cstdint>
@@ -20,5 +20,14 @@ void layer_norm_grad_rows_f32(int64_t rows, int64_t cols, const float* x, const 
 /// rounded to float before use, as the generic loop does. dx may be out or
 /// dy (each row's sum is complete before the row is written).
 void softmax_grad_rows_f32(int64_t rows, int64_t n, const float* out, const float* dy, float* dx);
+
+/// batch_norm_grad with the batch's statistics over channel-first planes:
+/// x and dy [N, C, S]; mean[c] and inv[c] = 1/sqrt(var + eps). Adds
+/// sum(dy) to dbias[c] and sum(dy * xhat) to dscale[c] (both zeroed by the
+/// caller), then, when dx is set, writes dx = inv * (dy * scale -
+/// scale * dbias / count - xhat * scale * dscale / count), count = N * S.
+/// dx may be dy (every sum is complete before dx is written).
+void batch_norm_grad_planes_f32(int64_t N, int64_t C, int64_t S, const float* x, const float* dy, const float* scale,
+                                const double* mean, const double* inv, float* dx, double* dscale, double* dbias);
 
 }  // namespace fluidc::kernels::detail

@@ -308,3 +308,27 @@ TEST_CASE("layer_norm_grad along fp32 rows (the vectorised path) agrees with fp6
         for (int64_t i = 0; i < db.numel(); ++i) REQUIRE(get(db, i) == Approx(get(db64, i)).margin(1e-5));
     }
 }
+
+TEST_CASE("batch_norm_grad over fp32 planes (the vectorised path) agrees with fp64 and runs in place", "[norm]") {
+  // 3x5 planes of 15 (one 8-lane block and a tail; kernels/cpu/rows_f32.cc), batch statistics.
+  std::mt19937 rng(29);
+  Tensor x = random(Shape{2, 4, 3, 5}, DType::kFP32, rng), dy = random(Shape{2, 4, 3, 5}, DType::kFP32, rng);
+  Tensor scale = random(Shape{4}, DType::kFP32, rng, 0.5, 1.5), bias = random(Shape{4}, DType::kFP32, rng);
+  Tensor rmean = random(Shape{4}, DType::kFP32, rng), rvar = random(Shape{4}, DType::kFP32, rng, 0.5, 1.5);
+  kernels::BatchNormAttrs a;
+  Tensor y, mo, vo, sm, sv, dx, ds, db;
+  kernels::batch_norm(x, scale, bias, rmean, rvar, nullptr, y, &mo, &vo, &sm, &sv, nullptr, a);
+  kernels::batch_norm_grad(x, scale, &bias, nullptr, nullptr, sm, sv, &mo, &vo, nullptr, dy, &dx, &ds, &db, a);
+  auto f64 = [](const Tensor& t) { return converted(t, DType::kFP64); };
+  Tensor x64 = f64(x), dy64 = f64(dy), s64 = f64(scale), b64 = f64(bias), sm64 = f64(sm), sv64 = f64(sv);
+  Tensor mo64 = f64(mo), vo64 = f64(vo), dx64, ds64, db64;
+  kernels::batch_norm_grad(x64, s64, &b64, nullptr, nullptr, sm64, sv64, &mo64, &vo64, nullptr, dy64, &dx64, &ds64,
+                           &db64, a);
+  for (int64_t i = 0; i < dx.numel(); ++i) REQUIRE(get(dx, i) == Approx(get(dx64, i)).margin(1e-5));
+  for (int64_t i = 0; i < ds.numel(); ++i) REQUIRE(get(ds, i) == Approx(get(ds64, i)).margin(1e-5));
+  for (int64_t i = 0; i < db.numel(); ++i) REQUIRE(get(db, i) == Approx(get(db64, i)).margin(1e-5));
+  Tensor in_place = converted(dy, DType::kFP32);  // X@GRAD written over Y@GRAD
+  kernels::batch_norm_grad(x, scale, &bias, nullptr, nullptr, sm, sv, &mo, &vo, nullptr, in_place, &in_place, nullptr,
+                           nullptr, a);
+  for (int64_t i = 0; i < dx.numel(); ++i) REQUIRE(get(in_place, i) == get(dx, i));
+}
