@@ -7,6 +7,7 @@
 
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/rows_f32.h"
 #include "kernels/pointwise.h"
 
 namespace fluidc::kernels {
@@ -196,6 +197,34 @@ void grad_one(const Shape& os, const Shape& xa, const Shape& ya, const T* x, con
   for (int64_t i = 0, n = dst.numel(); i < n; ++i) t[i] = static_cast<T>(pa[i]);
 }
 
+/// elementwise_add_grad in fp32 when X is Out's shape and Y spans a run of
+/// Out's dims (a bias, per channel or per feature): X@GRAD is Out@GRAD
+/// copied, Y@GRAD its sums over the other dims (bias_grad_f32), not the
+/// general loop's strided walk with one accumulator per element of Y.
+/// Returns false for any other layout. dx and dy are the final buffers.
+bool add_grad_bias_f32(const Shape& os, const Shape& xa, const Shape& ya, const float* dout, Tensor* dx, Tensor* dy) {
+  if (xa != os) return false;
+  int first = -1, last = -1;
+  for (int i = 0; i < os.rank; ++i)
+    if (ya.d[i] != 1) {
+      if (ya.d[i] != os.d[i]) return false;
+      if (first < 0) first = i;
+      last = i;
+    }
+  if (first < 0) return false;  // a scalar Y: rare, the general loop
+  for (int i = first; i <= last; ++i)
+    if (ya.d[i] != os.d[i]) return false;
+  const int64_t pre = prod(os, 0, first), mid = prod(os, first, last + 1), post = prod(os, last + 1, os.rank);
+  if (dx) std::copy(dout, dout + os.numel(), dx->data<float>());
+  if (dy) {
+    double* acc = zeroed(Slot::kAcc, mid);
+    bias_grad_f32(pre, mid, post, dout, acc);
+    float* py = dy->data<float>();
+    for (int64_t m = 0; m < mid; ++m) py[m] = static_cast<float>(acc[m]);
+  }
+  return true;
+}
+
 /// The gradient driver shared by all four ops. `out` is only read by div.
 template <class G>
 void binary_grad(const char* op, const Tensor& x, const Tensor& y, const Tensor* out,
@@ -224,6 +253,13 @@ void binary_grad(const char* op, const Tensor& x, const Tensor& y, const Tensor*
   OutBuf by(dy, Slot::kOut1, aliases(dy, {&x, &y, out, &dout, dx}));
   visit_numeric(op, "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
+    if constexpr (std::is_same_v<G, AddGrad> && std::is_same_v<T, float>) {
+      if (bx.wanted()) bx.get().resize(x.shape(), x.dtype());
+      if (by.wanted()) by.get().resize(y.shape(), y.dtype());
+      if (add_grad_bias_f32(os, xa, ya, dout.data<T>(), bx.wanted() ? &bx.get() : nullptr,
+                            by.wanted() ? &by.get() : nullptr))
+        return;
+    }
     const T* po = out ? out->data<T>() : dout.data<T>();
     if (bx.wanted()) {
       bx.get().resize(x.shape(), x.dtype());

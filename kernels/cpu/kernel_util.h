@@ -140,6 +140,15 @@ enum class Slot : int {
 };
 Tensor& scratch(Slot slot);
 
+/// Double scratch of n values starting zeroed (slot kAcc or kTmp*).
+inline double* zeroed(Slot slot, int64_t n) {
+  Tensor& t = scratch(slot);
+  t.resize(Shape{n}, DType::kFP64);
+  double* p = t.data<double>();
+  for (int64_t i = 0; i < n; ++i) p[i] = 0;
+  return p;
+}
+
 /// XShape (when given) records X's dims as [0, X dims...], holding no data,
 /// as Paddle does for the gradients of reshape2, transpose2 and the like.
 void record_xshape(const Tensor& x, Tensor* x_shape);

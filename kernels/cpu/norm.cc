@@ -45,14 +45,6 @@ void require_vec(const char* op, const char* role, const Tensor& t, int64_t n, c
   require_same_dtype(op, "X", x, role, t);
 }
 
-// Double scratch of n values starting zeroed (slot kAcc or kTmp*).
-double* zeroed(Slot slot, int64_t n) {
-  Tensor& t = scratch(slot);
-  t.resize(Shape{n}, DType::kFP64);
-  double* p = t.data<double>();
-  for (int64_t i = 0; i < n; ++i) p[i] = 0;
-  return p;
-}
 
 template <class T>
 void store(Tensor* out, const Shape& s, DType dt, const double* v) {

@@ -120,7 +120,25 @@ template <bool kScale>
     }
 }
 
+[[gnu::always_inline]] inline void bias_grad_f32_body(int64_t pre, int64_t mid, int64_t post, const float* g,
+                                                      double* acc) {
+  for (int64_t p = 0; p < pre; ++p) {
+    const float* rows = g + p * mid * post;
+    if (post == 1) {
+      for (int64_t m = 0; m < mid; ++m) acc[m] += static_cast<double>(rows[m]);
+      continue;
+    }
+    for (int64_t m = 0; m < mid; ++m) {
+      const float* run = rows + m * post;
+      acc[m] += lane_sums<1>(post, [&](int64_t q) { return std::array<double, 1>{static_cast<double>(run[q])}; })[0];
+    }
+  }
+}
+
 }  // namespace
+
+FLUIDC_ISA_CLONES(void, bias_grad_f32, (int64_t pre, int64_t mid, int64_t post, const float* g, double* acc),
+                  (pre, mid, post, g, acc))
 
 FLUIDC_ISA_CLONES(void, batch_norm_grad_planes_f32,
                   (int64_t N, int64_t C, int64_t S, const float* x, const float* dy, const float* scale,

@@ -1,4 +1,4 @@
-// kernels/cpu/rows_f32.h - private: kernels along contiguous fp32 rows (softmax_grad, layer_norm_grad, batch_norm_grad's planes), vectorised per instruction set.
+// kernels/cpu/rows_f32.h - private: kernels along contiguous fp32 rows (softmax_grad, layer_norm_grad, batch_norm_grad's planes, a bias's gradient), vectorised per instruction set.
 #pragma once
 
 #include <cstdint>
@@ -29,5 +29,11 @@ void softmax_grad_rows_f32(int64_t rows, int64_t n, const float* out, const floa
 /// dx may be dy (every sum is complete before dx is written).
 void batch_norm_grad_planes_f32(int64_t N, int64_t C, int64_t S, const float* x, const float* dy, const float* scale,
                                 const double* mean, const double* inv, float* dx, double* dscale, double* dbias);
+
+/// acc[m] += the sum over p and q of g[(p * mid + m) * post + q]: the
+/// gradient of a bias broadcast over the dims before and after its own
+/// (elementwise_add_grad's Y@GRAD). With post == 1 each acc[m] adds the
+/// rows in order; otherwise each run of `post` is summed in lanes first.
+void bias_grad_f32(int64_t pre, int64_t mid, int64_t post, const float* g, double* acc);
 
 }  // namespace fluidc::kernels::detail

@@ -245,6 +245,7 @@ const Case kCases[] = {
     {Shape{2, 3}, Shape{2, 3}, -1},        // same shape
     {Shape{2, 3, 4}, Shape{4}, -1},        // trailing bias
     {Shape{2, 3, 4}, Shape{3}, 1},         // middle axis
+    {Shape{2, 3, 21}, Shape{3}, 1},        // a conv bias: runs of 21 summed in 8 lanes and a tail
     {Shape{2, 3, 4}, Shape{2, 3}, 0},      // leading axis
     {Shape{2, 1, 3}, Shape{4, 1}, -1},     // size-1 dims both ways
     {Shape{3}, Shape{2, 3}, -1},           // X is the smaller one
