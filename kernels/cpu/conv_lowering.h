@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/sgemm.h"
+#include "kernels/loop_hints.h"
 #include "kernels/shapes/conv.h"
 
 namespace fluidc::kernels::detail {
@@ -133,7 +134,12 @@ void col2im_add(const Lowering& l, int64_t channels, const T* col, T* img) {
               const int64_t i1 = o1 * l.s[1] - l.p[1] + k1 * l.d[1];
               if (i0 < 0 || i0 >= l.img[0] || i1 < 0 || i1 >= l.img[1]) continue;
               T* row = img + ((c * l.img[0] + i0) * l.img[1] + i1) * l.img[2] + off2;
-              for (int64_t o2 = lo2; o2 < hi2; ++o2) row[o2 * l.s[2]] += col[o2];
+              if (l.s[2] == 1) {  // unit stride, and col (scratch) never overlaps img: vectorised
+                FLUIDC_ELEMENTWISE_LOOP
+                for (int64_t o2 = lo2; o2 < hi2; ++o2) row[o2] += col[o2];
+              } else {
+                for (int64_t o2 = lo2; o2 < hi2; ++o2) row[o2 * l.s[2]] += col[o2];
+              }
             }
           }
         }
