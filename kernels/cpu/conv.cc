@@ -143,8 +143,9 @@ void forward_fused(const ConvGeometry& g, const Lowering& l, const float* x, con
     }
 }
 
-/// forward() for fp32 through the implicit GEMM (conv_implicit.h): per
-/// image and group, the input goes into phase planes once, then tasks of a
+/// forward() for fp32 through the implicit GEMM (conv_implicit.h): the tap
+/// offsets once per call; per image and group, the input goes into phase
+/// planes once, then tasks of a
 /// few output rows by up to 64 output channels run on the threads, each
 /// applying the epilogue to its own block while it is in cache.
 void forward_implicit(const ConvGeometry& g, const Lowering& l, const float* x, const float* w, float* y,
@@ -154,12 +155,15 @@ void forward_implicit(const ConvGeometry& g, const Lowering& l, const float* x, 
   phase_planes(l, c.q);
   float* planes = conv_buffer<float>(ConvBuf::kImplicitPlanes, c.Cg * c.phases() * c.q.plane);
   int32_t* offset = conv_buffer<int32_t>(ConvBuf::kTapOffsets, c.K);
+  fill_tap_offsets(c, offset);
+  c.planes = planes;
+  c.offset = offset;
   constexpr int64_t kChannelsPerTask = 64;
   const int64_t rows = c.rows_per_task(), row_tasks = (O1 + rows - 1) / rows;
   const int64_t tasks = row_tasks * ((c.Mg + kChannelsPerTask - 1) / kChannelsPerTask);
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
-      fill_implicit_planes(c, x + (n * g.C + gi * c.Cg) * Pin, planes, offset);
+      fill_implicit_planes(c, x + (n * g.C + gi * c.Cg) * Pin, planes);
       c.w = w + gi * c.Mg * c.K;
       float* yg = y + (n * g.M + gi * c.Mg) * Pout;
       rt::parallel_for(tasks, [&](int64_t t) {

@@ -86,12 +86,10 @@ bool implicit_conv_fits(const Lowering& l, int64_t Cg, int64_t Mg) {
          floats + q.n + 64 < std::numeric_limits<int32_t>::max();
 }
 
-void fill_implicit_planes(ImplicitConv& c, const float* x, float* planes, int32_t* offset) {
+void fill_tap_offsets(const ImplicitConv& c, int32_t* offset) {
   const Lowering& l = *c.l;
-  phase_planes(l, c.q);
   const PhasePlanes& q = c.q;
-  const int64_t per_channel = c.phases() * q.plane, Pin = l.img_size(), taps = l.taps();
-  rt::parallel_for(c.Cg, [&](int64_t ch) { fill_channel_planes(l, q, x + ch * Pin, planes + ch * per_channel); });
+  const int64_t per_channel = c.phases() * q.plane, taps = l.taps();
   for (int64_t ch = 0; ch < c.Cg; ++ch)
     for (int64_t a = 0; a < l.k[1]; ++a)
       for (int64_t b = 0; b < l.k[2]; ++b) {
@@ -100,8 +98,11 @@ void fill_implicit_planes(ImplicitConv& c, const float* x, float* planes, int32_
         offset[ch * taps + a * l.k[2] + b] =
             static_cast<int32_t>(ch * per_channel + plane * q.plane + (dr / q.sv) * q.Wq + dc / q.sh);
       }
-  c.planes = planes;
-  c.offset = offset;
+}
+
+void fill_implicit_planes(const ImplicitConv& c, const float* x, float* planes) {
+  const int64_t per_channel = c.phases() * c.q.plane, Pin = c.l->img_size();
+  rt::parallel_for(c.Cg, [&](int64_t ch) { fill_channel_planes(*c.l, c.q, x + ch * Pin, planes + ch * per_channel); });
 }
 
 }  // namespace fluidc::kernels::detail

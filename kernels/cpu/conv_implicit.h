@@ -27,7 +27,7 @@ struct ImplicitConv {
   int64_t Cg, Mg, K;
   const float* w;
   const float* planes;   // Cg * phases() * q.plane floats (fill_implicit_planes)
-  const int32_t* offset;  // K offsets into planes (fill_implicit_planes)
+  const int32_t* offset;  // K offsets into planes (fill_tap_offsets)
   int64_t phases() const { return q.sv * q.sh; }
   /// Output rows per task: enough flat positions (~256) to fill the tiles.
   int64_t rows_per_task() const { return std::clamp<int64_t>((256 + q.Wq - 1) / q.Wq, 1, l->col[1]); }
@@ -39,9 +39,13 @@ struct ImplicitConv {
 /// GEMM (the image is its own column matrix).
 bool implicit_conv_fits(const Lowering& l, int64_t Cg, int64_t Mg);
 
-/// Sets c.q, then fills the phase planes (Cg * phases * q.plane floats at
-/// planes) from the group's input x and the K tap offsets.
-void fill_implicit_planes(ImplicitConv& c, const float* x, float* planes, int32_t* offset);
+/// The K tap offsets into the planes (c.q set): the same for every image
+/// and group of one call, so made once per call.
+void fill_tap_offsets(const ImplicitConv& c, int32_t* offset);
+
+/// The phase planes (Cg * phases * q.plane floats at planes) of one image
+/// and group's input x (c.q set).
+void fill_implicit_planes(const ImplicitConv& c, const float* x, float* planes);
 
 /// Output rows [r0, r1) of output channels [m0, m1) (m1 - m0 a multiple of
 /// 8) into y (the group's [Mg, O1 * O2] output), through the calling
