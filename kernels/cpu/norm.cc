@@ -368,7 +368,7 @@ void layer_norm_grad(const Tensor& x, const Tensor* scale, const Tensor* /*bias*
       pdx = ob.get().data<T>();
     }
     if constexpr (std::is_same_v<T, float>) {
-      // dx aliases nothing it reads here (OutBuf gave a scratch for an alias of X).
+      // dx may be Y@GRAD (a row's sums are complete before it is written); an alias of X got OutBuf's scratch.
       layer_norm_grad_rows_f32(left, right, x.data<T>(), y_grad.data<T>(), scale ? scale->data<T>() : nullptr, mu,
                                inv, pdx, ds, db);
     } else {
