@@ -1,4 +1,4 @@
-// runtime/parallel.cc - a fixed pool of spinning-then-sleeping workers behind parallel_for.
+// runtime/parallel.cc - a fixed pool of spinning-then-sleeping workers behind parallel_for, each taking its own share.
 #include "runtime/parallel.h"
 
 #include <sched.h>
@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
+#include <algorithm>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -50,23 +51,37 @@ class Pool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       while (busy_.load(std::memory_order_acquire) > 0) cpu_relax();  // stragglers of the last job
-      job_ = Job{fn, chunks, threads - 1};
-      next_.store(0, std::memory_order_relaxed);
+      job_ = Job{fn, chunks, threads};
+      for (int t = 0; t < threads; ++t) {
+        ranges_[t].next.store(chunks * t / threads, std::memory_order_relaxed);
+        ranges_[t].end = chunks * (t + 1) / threads;
+      }
       done_.store(0, std::memory_order_relaxed);
       error_ = nullptr;
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
-    work(job_);
+    work(job_, 0);
     while (done_.load(std::memory_order_acquire) < chunks) cpu_relax();
     if (error_) std::rethrow_exception(error_);
   }
+
+  static constexpr int kMaxThreads = 256;
 
  private:
   struct Job {
     ChunkFn fn;
     int64_t chunks = 0;
-    int workers = 0;  // workers with a smaller id take part
+    int participants = 0;  // the caller (0) and the workers with a smaller id + 1
+  };
+
+  /// One participant's contiguous share of a job's chunks. Claimed one at a
+  /// time from the front, by its owner first and then by the others once
+  /// their own shares are done; each in its own cache line, so that the
+  /// claims of the two threads do not bounce one line between the cores.
+  struct alignas(64) Range {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
   };
 
   static void cpu_relax() {
@@ -83,17 +98,24 @@ class Pool {
     }
   }
 
-  // Takes chunks of `job` until none are left.
-  void work(const Job& job) {
-    for (int64_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < job.chunks;) {
-      try {
-        job.fn(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mu_);
-        if (!error_) error_ = std::current_exception();
+  // Takes chunks of `job`: those of its own share first, then what is left
+  // of the others'. Contiguous shares keep a thread on the same part of the
+  // tensors from one op to the next (its own cache), and spare a shared
+  // counter that every chunk of every thread would write.
+  void work(const Job& job, int self) {
+    int64_t did = 0;
+    for (int k = 0; k < job.participants; ++k) {
+      Range& r = ranges_[(self + k) % job.participants];
+      for (int64_t i; (i = r.next.fetch_add(1, std::memory_order_relaxed)) < r.end; ++did) {
+        try {
+          job.fn(i);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(error_mu_);
+          if (!error_) error_ = std::current_exception();
+        }
       }
-      done_.fetch_add(1, std::memory_order_release);
     }
+    done_.fetch_add(did, std::memory_order_release);
   }
 
   void loop(int id) {
@@ -107,11 +129,11 @@ class Pool {
         std::unique_lock<std::mutex> lock(mu_);
         wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
         seen = generation_.load(std::memory_order_relaxed);
-        if (id >= job_.workers) continue;
+        if (id + 1 >= job_.participants) continue;
         job = job_;
         busy_.fetch_add(1, std::memory_order_acq_rel);
       }
-      work(job);
+      work(job, id + 1);
       busy_.fetch_sub(1, std::memory_order_acq_rel);
     }
   }
@@ -119,9 +141,10 @@ class Pool {
   std::vector<std::thread> workers_;
   std::mutex owner_mu_, mu_, error_mu_;
   std::condition_variable wake_;
-  std::atomic<uint64_t> generation_{0};
+  alignas(64) std::atomic<uint64_t> generation_{0};  // what idle workers spin on: its own line
+  alignas(64) std::atomic<int64_t> done_{0};          // what the caller spins on: its own line
+  alignas(64) Range ranges_[kMaxThreads];
   Job job_;
-  std::atomic<int64_t> next_{0}, done_{0};
   std::atomic<int> busy_{0};
   std::exception_ptr error_;
 };
@@ -140,7 +163,7 @@ int num_threads() {
 void set_num_threads(int n) { g_threads.store(n < 1 ? 1 : n, std::memory_order_relaxed); }
 
 void parallel_for(int64_t chunks, ChunkFn fn) {
-  const int threads = static_cast<int>(std::min<int64_t>(num_threads(), chunks));
+  const int threads = static_cast<int>(std::min<int64_t>({num_threads(), chunks, Pool::kMaxThreads}));
   if (threads <= 1) {
     for (int64_t i = 0; i < chunks; ++i) fn(i);
     return;

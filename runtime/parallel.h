@@ -39,7 +39,9 @@ int num_threads();
 void set_num_threads(int n);
 
 /// Calls fn(i) for every i in [0, chunks) on up to num_threads() threads
-/// (the caller is one of them) and returns when all calls have returned.
+/// (the caller is one of them; at most 256) and returns when all calls have
+/// returned. Thread t starts on the t-th contiguous share of the chunks and
+/// then helps with what is left of the others'.
 /// An exception from fn is rethrown here (the first one; the other chunks
 /// still run). Not reentrant: fn must not call parallel_for. Safe to call
 /// from several threads at once (model instances on their own threads):

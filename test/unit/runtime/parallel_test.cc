@@ -79,3 +79,33 @@ TEST_CASE("parallel_for from several threads at once: every chunk of every calle
   set_num_threads(1);
   REQUIRE(wrong.load() == 0);
 }
+
+TEST_CASE("parallel_for with more threads than the pool's shares still runs every chunk once", "[parallel]") {
+  // The pool keeps at most 256 shares (one per thread); a larger request is
+  // clamped, never an overrun of the share table.
+  set_num_threads(300);
+  std::vector<std::atomic<int>> hits(1000);
+  parallel_for(1000, [&](int64_t i) { hits[static_cast<size_t>(i)].fetch_add(1); });
+  for (auto& h : hits) REQUIRE(h.load() == 1);
+  set_num_threads(1);
+}
+
+TEST_CASE("a slow share is finished by the other threads", "[parallel]") {
+  // The caller's share holds one slow chunk; the workers, done with theirs,
+  // take the rest of it: every chunk once, and more than one thread in it.
+  set_num_threads(2);
+  std::mutex mu;
+  std::set<std::thread::id> in_first_share;
+  std::vector<std::atomic<int>> hits(64);
+  parallel_for(64, [&](int64_t i) {
+    if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    hits[static_cast<size_t>(i)].fetch_add(1);
+    if (i < 32) {
+      std::lock_guard<std::mutex> lock(mu);
+      in_first_share.insert(std::this_thread::get_id());
+    }
+  });
+  for (auto& h : hits) REQUIRE(h.load() == 1);
+  CHECK(in_first_share.size() == 2);
+  set_num_threads(1);
+}
