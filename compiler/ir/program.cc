@@ -74,6 +74,18 @@ std::string python_line_of(const pb::OpDesc& op) {
   return "";
 }
 
+// A JSON file is no ProgramDesc; Paddle 3 writes its PIR programs as JSON
+// (inference.json beside inference.pdiparams), so say how to get a ProgramDesc.
+void reject_json(const std::string& bytes, const std::string& origin) {
+  // '{' (0x7b) would open a group of field 15, which no ProgramDesc has.
+  if (bytes.empty() || bytes[0] != '{') return;
+  const bool pir = bytes.find("\"pir\"") != std::string::npos || bytes.find("\"base_code\"") != std::string::npos;
+  file_error(origin, pir ? "a Paddle 3 PIR program (JSON), not a ProgramDesc: fluidc reads ProgramDescs (.pdmodel, "
+                           "__model__); export the model again with FLAGS_enable_pir_api=0 set, and Paddle 3 writes "
+                           "a .pdmodel"
+                         : "a JSON file, not a ProgramDesc (.pdmodel, __model__, or .pbtxt text)");
+}
+
 }  // namespace
 
 Program Program::load(const std::string& path) {
@@ -96,6 +108,7 @@ Program Program::parse(const std::string& bytes, const std::string& origin, bool
     if (!parser.ParseFromString(bytes, &p.desc_))
       file_error(origin, fmt::format("not a valid ProgramDesc in protobuf text format: {}", errors.first));
   } else {
+    reject_json(bytes, origin);
     google::protobuf::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
     if (!p.desc_.ParsePartialFromZeroCopyStream(&stream))
       file_error(origin, fmt::format("not a valid binary ProgramDesc ({} bytes): the protobuf is truncated or corrupt",
