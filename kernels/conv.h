@@ -91,6 +91,18 @@ struct ConvTransposeAttrs {
   }
 };
 
+/// Out [16, M, C] = the Winograd F(2x2, 3x3) transform G g G' of each 3x3
+/// slice g of Filter [M, C, 3, 3] (fp32), position (xi, nu) first: what
+/// conv2d_winograd takes. A load-time op: the winograd pass inserts it on
+/// constant filters only (transpilers/winograd.h).
+void winograd_filter(const Tensor& filter, Tensor& out);
+/// conv2d (fp32, NCHW, 3x3 window, stride 1, dilation 1, one group) by
+/// Winograd F(2x2, 3x3), from winograd_filter's transformed Filter; Bias and
+/// the fused activation as in conv2d. The same values as conv2d up to
+/// rounding (kernels/cpu/conv_winograd.cc).
+void conv2d_winograd(const Tensor& input, const Tensor& filter, const Tensor* bias, Tensor& output,
+                     const ConvAttrs& attrs);
+
 /// Output[n, m, o] = sum over c in m's group, k: Input[n, c, o*stride - pad + k*dilation] * Filter[m, c, k]
 /// (+ Bias[m]) (+ ResidualData[n, m, o]). Input rank 4.
 void conv2d(const Tensor& input, const Tensor& filter, const Tensor* bias, const Tensor* residual_data,

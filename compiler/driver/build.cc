@@ -136,6 +136,7 @@ PipelineOptions pipeline_options(const BuildOptions& o, bool opt) {
   if (p.passes.empty() && (opt || o.train)) p.passes = {"autodiff", "optimizer"};
   // Inference rewrites (the pipeline skips them for a trainer program).
   if (o.passes.empty() && !opt && !o.train) p.passes = kInferenceRewrites;
+  if (o.target != "cpu") std::erase(p.passes, "winograd");  // CPU kernels only
   if (!opt && o.fuse && !has("fuse")) p.passes.push_back("fuse");
   if (!o.fuse) std::erase(p.passes, "fuse");
   // memory-plan: on for build/emit, last (it reads the fusion plan).

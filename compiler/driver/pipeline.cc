@@ -16,6 +16,7 @@
 #include "transpilers/dead_code.h"
 #include "transpilers/fold_batch_norm.h"
 #include "transpilers/remove_dropout.h"
+#include "transpilers/winograd.h"
 #include "transpilers/loss.h"
 #include "transpilers/strip_inference.h"
 
@@ -193,6 +194,15 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   if (r.selected("conv-epilogue") && inference) {
     if (fuse_conv_epilogue(s.main, o.fetch) > 0) rewrote = true;
     r.after("conv-epilogue", s.main);
+  }
+
+  // 8b. winograd: inference programs only (its filter transform runs once
+  //    per parameter load; a trainer's filters change every step); after
+  //    fold-batch-norm, whose folded filters it transforms, and conv-epilogue,
+  //    whose bias and activation the Winograd op keeps.
+  if (r.selected("winograd") && inference) {
+    if (use_winograd(s.main) > 0) rewrote = true;
+    r.after("winograd", s.main);
   }
 
   // 9. dead-code: after every pass that adds ops (their results may be the

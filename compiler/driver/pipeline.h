@@ -23,11 +23,12 @@ namespace fluidc {
 /// unless a hook replaces it.
 inline const std::vector<std::string> kPipelinePasses = {
     "strip-inference", "loss", "autodiff", "optimizer", "distribute", "fold-batch-norm", "remove-dropout",
-    "conv-epilogue", "dead-code", "fold-constants", "fuse", "memory-plan"};
+    "conv-epilogue", "winograd", "dead-code", "fold-constants", "fuse", "memory-plan"};
 /// The rewrites `build` and `emit` run by default on an inference program
 /// (no optimizer op) when --passes does not say otherwise.
+/// (winograd: CPU builds only; its ops have no CUDA kernels.)
 inline const std::vector<std::string> kInferenceRewrites = {"fold-batch-norm", "remove-dropout", "conv-epilogue",
-                                                            "dead-code", "fold-constants"};
+                                                            "winograd", "dead-code", "fold-constants"};
 
 struct PipelineState;
 /// A pass plugged into one of the empty slots: rewrites state.main /

@@ -53,6 +53,53 @@ bool conv_channel_linear(const pb::OpDesc& op, ChannelLinear& cl) {
   return true;
 }
 
+// conv2d's Winograd form: a 3x3, stride-1, undilated, ungrouped NCHW window
+// (kernels/shapes/conv.h, winograd_applies) and no ResidualData.
+bool conv_winograd(const pb::OpDesc& op, const std::vector<int64_t>& filter, WinogradForm& wf) {
+  if (!op_inputs(op, "ResidualData").empty() || filter.size() != 4) return false;
+  rt::Shape x, w;
+  x.rank = w.rank = 4;
+  x[0] = x[2] = x[3] = shapes::kUnknown;
+  x[1] = filter[1];
+  for (int i = 0; i < 4; ++i) w[i] = filter[static_cast<size_t>(i)];
+  shapes::ConvGeometry g;
+  if (!shapes::conv_shape(x, w, parse_attrs<kernels::ConvAttrs>(op), 2, g).empty() || !shapes::winograd_applies(g))
+    return false;
+  wf = {.op = "conv2d_winograd", .filter_transform = "winograd_filter", .filter = "Filter",
+        .out_channels = filter[0], .in_channels = filter[1]};
+  return true;
+}
+
+void infer_conv_winograd(ShapeCtx& c) {
+  const auto a = parse_attrs<kernels::ConvAttrs>(c.op());
+  check_fuse_activation(c, a.fuse_activation);
+  const TensorType& x = c.input("Input");
+  const TensorType& u = c.input("Filter");
+  rt::Shape xs, us;
+  if (!x.known || !u.known || !shape_rules::to_shape(c, x, xs) || !shape_rules::to_shape(c, u, us)) return;
+  shapes::ConvGeometry g;
+  if (std::string e = shapes::winograd_conv_shape(xs, us, a, g); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType out = x;
+  out.dims = shape_rules::from_shape(g.out_shape);
+  c.set_output("Output", out);
+}
+
+// Out [16, M, C] from Filter [M, C, 3, 3].
+void infer_winograd_filter(ShapeCtx& c) {
+  const TensorType& w = c.input("Filter");
+  if (!w.known) return;
+  if (w.dims.size() != 4 || w.dims[2] != 3 || w.dims[3] != 3) {
+    c.error(fmt::format("Filter must be [M, C, 3, 3], got {}", w.str()));
+    return;
+  }
+  TensorType out = w;
+  out.dims = {16, w.dims[0], w.dims[1]};
+  c.set_output("Out", out);
+}
+
 }  // namespace
 
 void add_conv_ops(std::vector<OpDef>& t) {
@@ -69,11 +116,19 @@ void add_conv_ops(std::vector<OpDef>& t) {
     t.push_back({.type = fwd, .family = "conv",
                  .inputs = {{"Input"}, {"Filter"}, {"Bias", true}, {"ResidualData", true}},
                  .outputs = {{"Output"}}, .attrs = kernel_attrs<ConvAttrs>(), .attrs_struct = "ConvAttrs",
-                 .grad = fwd + "_grad", .infer_shape = v.infer, .channel_linear = conv_channel_linear});
+                 .grad = fwd + "_grad", .infer_shape = v.infer, .channel_linear = conv_channel_linear,
+                 .winograd = fwd == "conv2d" ? conv_winograd : nullptr});
     t.push_back({.type = fwd + "_grad", .family = "conv", .inputs = {{"Input"}, {"Filter"}, {"Output@GRAD"}},
                  .outputs = {{"Input@GRAD", true}, {"Filter@GRAD", true}}, .attrs = kernel_attrs<ConvAttrs>(),
                  .attrs_struct = "ConvAttrs", .infer_shape = shape_rules::grads_like_inputs});
   }
+  // fluidc's own: conv2d by Winograd's algorithm from a filter transformed at
+  // load time (the winograd pass writes both; kernels/conv.h). Inference only.
+  t.push_back({.type = "conv2d_winograd", .family = "conv", .inputs = {{"Input"}, {"Filter"}, {"Bias", true}},
+               .outputs = {{"Output"}}, .attrs = kernel_attrs<ConvAttrs>(), .attrs_struct = "ConvAttrs",
+               .infer_shape = infer_conv_winograd});
+  t.push_back({.type = "winograd_filter", .family = "conv", .inputs = {{"Filter"}}, .outputs = {{"Out"}},
+               .infer_shape = infer_winograd_filter});
   // Paddle's transposed convolutions carry Bias into their grad op too.
   for (const char* type : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {
     std::string fwd = type;

@@ -109,6 +109,20 @@ struct ChannelAffine {
 };
 /// Fills `ca`; false when the op is not in that mode (training statistics).
 using InferenceAffineFn = bool (*)(const pb::OpDesc&, ChannelAffine& ca);
+/// Convolutions a Winograd convolution may compute instead (the winograd
+/// pass, transpilers/winograd.h): the op that does, and the load-time op
+/// that transforms its filter (Filter -> Out). Slot names are the
+/// convolution's; the replacement takes the same slots and attributes, with
+/// Filter bound to the transformed filter.
+struct WinogradForm {
+  std::string op;                ///< "conv2d_winograd"
+  std::string filter_transform;  ///< "winograd_filter"
+  std::string filter = "Filter";
+  int64_t out_channels = 0, in_channels = 0;  ///< from the filter: the pass's cost rule reads them
+};
+/// Fills `wf` when this op, with these attributes and bound slots, and a
+/// filter of dims `filter` (all known), is one the Winograd op computes.
+using WinogradFn = bool (*)(const pb::OpDesc&, const std::vector<int64_t>& filter, WinogradForm& wf);
 using EmitFn = void (*)(EmitCtx&);
 /// Builds the gradient op of `fwd` for an op whose gradient is not the
 /// generic `<grad>` op (slots mapped by name). `grad_of(name)` gives the
@@ -207,6 +221,8 @@ struct OpDef {
   BiasAddFn bias_add = nullptr;
   /// Activations a convolution can fuse: see ConvEpilogueFn (conv-epilogue).
   ConvEpilogueFn conv_epilogue = nullptr;
+  /// Convolutions Winograd's algorithm computes: see WinogradFn (winograd).
+  WinogradFn winograd = nullptr;
   /// The input slot whose LoD (sequence offsets) every output takes over,
   /// Paddle's ShareLoD: "X" for an op that keeps its rows' sequences. Empty:
   /// the kernel sets its outputs' LoD itself (sequence ops) or they have

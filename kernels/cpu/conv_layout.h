@@ -13,7 +13,7 @@
 namespace fluidc::kernels::detail {
 
 enum class ConvBuf : int { kCol = 0, kInput, kOutput, kOutGrad, kInputGrad, kPlaneIn, kPlaneOut, kBatchProduct,
-                           kImplicitPlanes, kTapOffsets, kImplicitTile, kCount };
+                           kImplicitPlanes, kTapOffsets, kImplicitTile, kWinogradInput, kWinogradProduct, kCount };
 
 inline Tensor& conv_scratch(ConvBuf b) {
   thread_local Tensor bufs[static_cast<int>(ConvBuf::kCount)];

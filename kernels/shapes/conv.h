@@ -144,6 +144,32 @@ inline std::string conv_shape(const Shape& x, const Shape& w, const kernels::Con
   return {};
 }
 
+/// Whether a Winograd F(2x2, 3x3) convolution (conv2d_winograd) computes
+/// this 2-D convolution: a 3x3 window, stride 1, dilation 1, one group,
+/// channels first.
+inline bool winograd_applies(const ConvGeometry& g) {
+  return g.nsp == 2 && !g.channel_last && g.groups == 1 && g.k[1] == 3 && g.k[2] == 3 && g.stride[1] == 1 &&
+         g.stride[2] == 1 && g.dil[1] == 1 && g.dil[2] == 1;
+}
+
+/// conv2d_winograd: Filter is winograd_filter's [16, M, C] of a [M, C, 3, 3]
+/// filter; the output is that convolution's, which must be one
+/// winograd_applies to.
+inline std::string winograd_conv_shape(const Shape& x, const Shape& u, const kernels::ConvAttrs& a,
+                                       ConvGeometry& g) {
+  if (u.rank != 3 || u[0] != 16)
+    return fmt::format("Filter must be a transformed filter [16, M, C], got {}", u.str());
+  Shape w;
+  w.rank = 4;
+  w[0] = u[1];
+  w[1] = u[2];
+  w[2] = w[3] = 3;
+  if (std::string e = conv_shape(x, w, a, 2, g); !e.empty()) return e;
+  if (!winograd_applies(g))
+    return "the Winograd convolution takes a 3x3 window with strides 1, dilations 1, groups 1 and NCHW data";
+  return {};
+}
+
 /// conv2d_transpose: Filter [C, M/groups, k...];
 /// out = (in - 1) * stride - pad_before - pad_after + dilation*(k-1) + 1,
 /// plus output_padding, or output_size when given (within a stride above).

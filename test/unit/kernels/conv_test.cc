@@ -344,6 +344,73 @@ TEST_CASE("conv2d: the implicit GEMM over phase planes, threaded, with its epilo
   rt::set_num_threads(1);
 }
 
+TEST_CASE("conv2d_winograd: the 3x3 convolution from the transformed filter, threaded, with its epilogue", "[conv]") {
+  // Odd and even sizes (a last tile half outside the image), symmetric,
+  // asymmetric and SAME paddings, images smaller than a tile, batches that
+  // span several blocks of tile rows, channel counts off the vector width.
+  struct Case {
+    const char* name;
+    Shape x;
+    int64_t m;
+    ConvAttrs a;
+  };
+  ConvAttrs same = conv_attrs({1, 1}, {0, 0}, {1, 1}, 1);
+  same.padding_algorithm = "SAME";
+  const Case cases[] = {
+      {"9x9 pad 1", Shape{1, 8, 9, 9}, 16, conv_attrs({1, 1}, {1, 1}, {1, 1}, 1)},
+      {"17x40 no padding, batch 3", Shape{3, 5, 17, 40}, 7, conv_attrs({1, 1}, {0, 0}, {1, 1}, 1)},
+      {"asymmetric pads", Shape{2, 6, 11, 8}, 9, conv_attrs({1, 1}, {0, 2, 1, 3}, {1, 1}, 1)},
+      {"SAME", Shape{1, 4, 6, 13}, 20, same},
+      {"1x1 image pad 1", Shape{2, 3, 1, 1}, 4, conv_attrs({1, 1}, {1, 1}, {1, 1}, 1)},
+      {"many tile rows, 56 wide", Shape{2, 64, 56, 56}, 64, conv_attrs({1, 1}, {1, 1}, {1, 1}, 1)},
+  };
+  for (int threads : {1, 2})
+    for (const Case& c : cases) {
+      INFO(c.name << ", " << threads << " threads");
+      rt::set_num_threads(threads);
+      std::mt19937 rng(9);
+      Tensor x = random(c.x, DType::kFP32, rng), w = random(Shape{c.m, c.x.d[1], 3, 3}, DType::kFP32, rng);
+      Tensor u, y, bias, y_fused;
+      kernels::winograd_filter(w, u);
+      REQUIRE(u.shape() == Shape{16, c.m, c.x.d[1]});
+      kernels::conv2d_winograd(x, u, nullptr, y, c.a);
+      shapes::ConvGeometry g;
+      REQUIRE(shapes::conv_shape(x.shape(), w.shape(), c.a, 2, g) == "");
+      REQUIRE(y.shape() == g.out_shape);
+      check_close(y, reference_conv(x, w, g), 1e-4);
+      // The bias and relu6 after the transform: what the direct kernel's epilogue gives on the same sums.
+      bias.resize(Shape{c.m}, DType::kFP32);
+      for (int64_t i = 0; i < c.m; ++i) bias.data<float>()[i] = 0.5f * static_cast<float>(i % 5) - 1.0f;
+      ConvAttrs fused = c.a;
+      fused.fuse_activation = "relu6";
+      fused.fuse_alpha = 1.5f;
+      kernels::conv2d_winograd(x, u, &bias, y_fused, fused);
+      const int64_t P = y.numel() / (g.N * g.M);
+      for (int64_t i = 0; i < y.numel(); ++i) {
+        const float want = std::min(1.5f, std::max(0.0f, y.data<float>()[i] + bias.data<float>()[i / P % g.M]));
+        REQUIRE(y_fused.data<float>()[i] == want);
+      }
+    }
+  rt::set_num_threads(1);
+}
+
+TEST_CASE("conv2d_winograd and winograd_filter: invalid inputs throw rt::Error", "[conv][errors]") {
+  std::mt19937 rng(2);
+  Tensor x = random(Shape{1, 4, 6, 6}, DType::kFP32, rng), w = random(Shape{8, 4, 3, 3}, DType::kFP32, rng), u, y;
+  Tensor w5 = random(Shape{8, 4, 5, 5}, DType::kFP32, rng);
+  CHECK_THROWS_WITH(kernels::winograd_filter(w5, u), Catch::Contains("Filter must be [M, C, 3, 3]"));
+  kernels::winograd_filter(w, u);
+  const ConvAttrs plain = conv_attrs({1, 1}, {1, 1}, {1, 1}, 1);
+  CHECK_THROWS_WITH(kernels::conv2d_winograd(x, w, nullptr, y, plain),
+                    Catch::Contains("Filter must be a transformed filter [16, M, C]"));
+  CHECK_THROWS_WITH(kernels::conv2d_winograd(x, u, nullptr, y, conv_attrs({2, 2}, {1, 1}, {1, 1}, 1)),
+                    Catch::Contains("3x3 window with strides 1"));
+  Tensor x3 = random(Shape{1, 3, 6, 6}, DType::kFP32, rng);
+  CHECK_THROWS_WITH(kernels::conv2d_winograd(x3, u, nullptr, y, plain), Catch::Contains("channels"));
+  Tensor bad_bias = random(Shape{3}, DType::kFP32, rng);
+  CHECK_THROWS_WITH(kernels::conv2d_winograd(x, u, &bad_bias, y, plain), Catch::Contains("Bias"));
+}
+
 TEST_CASE("conv2d: a batch of narrow images in chunks of images, the last one short", "[conv]") {
   // 10x10 outputs (100 columns an image) are batched about 11 images to a
   // product: 25 images make chunks of 11, 11 and 3; the pointwise case and
