@@ -372,8 +372,15 @@ class Emitter {
       const std::vector<bool>* lt = prefix == "main" && b == 0 ? opts_.load_time : nullptr;
       auto at_load = [&](int i) { return lt && i < static_cast<int>(lt->size()) && (*lt)[i]; };
       std::ostringstream load_time_body;
+      const auto released = lt ? load_time_releases(p, prefix, *lt) : std::map<int, std::vector<std::string>>{};
       auto emit_single = [&](int i) {
-        if (at_load(i)) return emit_op(p, prefix, b, i, load_time_body);
+        if (at_load(i)) {
+          emit_op(p, prefix, b, i, load_time_body);
+          if (auto it = released.find(i); it != released.end())
+            for (const auto& member : it->second)
+              load_time_body << fmt::format("  {} = Tensor();  // read by no later op\n", member);
+          return;
+        }
         add_unit(1, [&](std::ostringstream& code) { emit_op(p, prefix, b, i, code); });
       };
       size_t next = 0;
@@ -564,6 +571,38 @@ class Emitter {
     target_.emit_op(ctx);
     emit_share_lod(p, prefix, b, op, body);
     emit_nan_check(p, prefix, b, op, site, body);
+  }
+
+  // Values that only load-time ops read (a folded weight that a Winograd
+  // filter transform reads, say) are not needed once the last of those ops
+  // is done: their memory goes back right after it, which keeps the peak
+  // of a model's load near its parameters plus what it keeps. The next
+  // parameter load makes them again. Nothing run later reads them: no op
+  // outside the load-time ones, no other block, no fetch. Returns, per
+  // load-time op, the members to release after it.
+  std::map<int, std::vector<std::string>> load_time_releases(const Program& p, const std::string& prefix,
+                                                             const std::vector<bool>& lt) {
+    std::set<std::string> read_later;
+    std::map<std::string, int> last_use;  // a load-time value -> the last load-time op writing or reading it
+    for (int b = 0; b < p.num_blocks(); ++b)
+      for (int i = 0; i < p.block(b).ops_size(); ++i) {
+        const pb::OpDesc& op = p.block(b).ops(i);
+        const bool at_load = b == 0 && i < static_cast<int>(lt.size()) && lt[static_cast<size_t>(i)];
+        if (!at_load) {
+          for (const auto& slot : op.inputs()) read_later.insert(slot.arguments().begin(), slot.arguments().end());
+          continue;
+        }
+        for (const auto& slot : op.outputs())
+          for (const auto& name : slot.arguments()) last_use[name] = i;
+        for (const auto& slot : op.inputs())
+          for (const auto& name : slot.arguments())
+            if (last_use.count(name)) last_use[name] = i;
+      }
+    std::map<int, std::vector<std::string>> out;
+    for (const auto& [name, op] : last_use)
+      if (const std::string* member = resolve(p, prefix, 0, name); member && !read_later.count(name))
+        out[op].push_back(*member);
+    return out;
   }
 
   // A program with LoD (sequence) variables: any tensor declares lod_level > 0.
