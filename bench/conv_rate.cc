@@ -1,5 +1,8 @@
 // bench/conv_rate.cc - the conv2d kernel's forward rate on typical CNN layers (GFLOP/s, median of repeats).
-// usage: conv_rate [repeats]   prints one line per layer: "<name> <ms> <GFLOP/s>"
+// usage: conv_rate [repeats]   prints one line per layer: "<name> <ms> <GFLOP/s>", and for the 3x3
+// stride-1 layers a second line "<name>_winograd <ms> <GFLOP/s>" (conv2d_winograd on the filter
+// winograd_filter transformed once, outside the timing; GFLOP/s counted as the direct convolution's,
+// so the two lines compare).
 //
 // Layers: ResNet-18's 3x3 64->64 at 56x56 (im2col + GEMM), a 1x1 128->256
 // at 28x28 (plain GEMM), MobileNetV2's 3x3 depthwise 144 channels at 56x56
@@ -29,6 +32,21 @@ void fill(rt::Tensor& t, const rt::Shape& s, std::mt19937& rng) {
   for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
 }
 
+/// The median time of `reps` calls of fn, after two untimed ones (the first
+/// calls grow the scratch buffers).
+template <class F>
+double median_seconds(int reps, F fn) {
+  std::vector<double> secs;
+  for (int r = 0; r < reps + 2; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    fn();
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r >= 2) secs.push_back(t);
+  }
+  std::sort(secs.begin(), secs.end());
+  return secs[secs.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,17 +68,15 @@ int main(int argc, char** argv) {
     a.strides = {static_cast<int>(l.stride), static_cast<int>(l.stride)};
     a.paddings = {static_cast<int>(l.k / 2), static_cast<int>(l.k / 2)};
     a.groups = static_cast<int>(l.groups);
-    std::vector<double> secs;
-    for (int r = 0; r < reps + 2; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      kernels::conv2d(x, w, nullptr, nullptr, y, a);
-      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (r >= 2) secs.push_back(t);  // the first calls grow the scratch buffers
-    }
-    std::sort(secs.begin(), secs.end());
-    const double med = secs[secs.size() / 2];
+    const double med = median_seconds(reps, [&] { kernels::conv2d(x, w, nullptr, nullptr, y, a); });
     const double flops = 2.0 * y.numel() * (l.c / l.groups) * l.k * l.k;
     std::printf("%s %.3f %.1f\n", l.name, med * 1e3, flops / med / 1e9);
+    if (l.k == 3 && l.stride == 1 && l.groups == 1) {
+      rt::Tensor u;
+      kernels::winograd_filter(w, u);
+      const double wmed = median_seconds(reps, [&] { kernels::conv2d_winograd(x, u, nullptr, y, a); });
+      std::printf("%s_winograd %.3f %.1f\n", l.name, wmed * 1e3, flops / wmed / 1e9);
+    }
   }
   return 0;
 }

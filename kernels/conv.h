@@ -91,6 +91,34 @@ struct ConvTransposeAttrs {
   }
 };
 
+/// Attributes of unfold (Paddle's im2col op) and fold (its adjoint,
+/// col2im). Two values each for kernel_sizes, strides and dilations; four
+/// paddings [top, left, bottom, right] (two: [h, w], each on both sides);
+/// fold's output_sizes [H, W] is the image it adds the columns back into.
+struct UnfoldAttrs {
+  std::vector<int> kernel_sizes;
+  std::vector<int> strides;
+  std::vector<int> paddings;
+  std::vector<int> dilations;
+  std::vector<int> output_sizes;
+  template <class F>
+  static void fields(F&& f) {
+    f("kernel_sizes", &UnfoldAttrs::kernel_sizes);
+    f("strides", &UnfoldAttrs::strides);
+    f("paddings", &UnfoldAttrs::paddings);
+    f("dilations", &UnfoldAttrs::dilations);
+    f("output_sizes", &UnfoldAttrs::output_sizes);
+  }
+};
+/// Y [N, C*kh*kw, L] from X [N, C, H, W]: row (c, i, j) holds the pixel each
+/// of the L window positions reads through tap (i, j) (0 over the padding).
+void unfold(const Tensor& x, Tensor& y, const UnfoldAttrs& attrs);
+void unfold_grad(const Tensor& x, const Tensor& y_grad, Tensor* x_grad, const UnfoldAttrs& attrs);
+/// Y [N, C, H, W] (output_sizes) = the sum of X [N, C*kh*kw, L]'s entries
+/// onto the pixels unfold would have taken them from.
+void fold(const Tensor& x, Tensor& y, const UnfoldAttrs& attrs);
+void fold_grad(const Tensor& x, const Tensor& y_grad, Tensor* x_grad, const UnfoldAttrs& attrs);
+
 /// Out [16, M, C] = the Winograd F(2x2, 3x3) transform G g G' of each 3x3
 /// slice g of Filter [M, C, 3, 3] (fp32), position (xi, nu) first: what
 /// conv2d_winograd takes. A load-time op: the winograd pass inserts it on

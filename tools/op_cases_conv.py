@@ -3,7 +3,8 @@
 forward output and the Input and Filter gradients of conv2d, depthwise_conv2d,
 conv3d, conv2d_transpose and depthwise_conv2d_transpose over their attribute
 variants (padding, stride, dilation, groups, asymmetric paddings, SAME/VALID,
-NHWC, output_padding/output_size).
+NHWC, output_padding/output_size), and unfold/fold (im2col and col2im as ops) with their
+X gradients.
 
   python3 tools/op_cases_conv.py   # rewrites test/fixtures/op_cases/conv/
 """
@@ -35,6 +36,18 @@ def conv2d_transpose(name, x_shape, w_shape, **kw):
         p.case(name, [F.conv2d_transpose(x, w, **kw)])
 
 
+def unfold(name, x_shape, **kw):
+    with oc.program(FAMILY) as p:
+        x = p.input("x", x_shape)
+        p.case(name, [F.unfold(x, **kw)])
+
+
+def fold(name, x_shape, **kw):
+    with oc.program(FAMILY) as p:
+        x = p.input("x", x_shape)
+        p.case(name, [F.fold(x, **kw)])
+
+
 def main():
     oc.start(__file__, FAMILY)
     conv2d("conv2d_pad1", [2, 3, 7, 6], [4, 3, 3, 3], padding=1)
@@ -63,6 +76,14 @@ def main():
     conv2d_transpose("conv2d_transpose_same_nhwc", [2, 4, 5, 3], [3, 2, 3, 3], stride=2, padding="SAME",
                      data_format="NHWC")
     conv2d_transpose("depthwise_conv2d_transpose", [2, 3, 4, 4], [3, 1, 3, 3], stride=2, groups=3)
+    unfold("unfold_3x3_pad1", [2, 3, 5, 6], kernel_sizes=3, paddings=1)
+    # [top, left, bottom, right] paddings, strides and dilations that differ by axis.
+    unfold("unfold_asymmetric", [1, 2, 7, 8], kernel_sizes=[2, 3], strides=[2, 1], paddings=[1, 0, 2, 1],
+           dilations=[1, 2])
+    # Overlapping windows (stride below the kernel) add up where they meet; gaps (stride above) stay 0.
+    fold("fold_overlap", [2, 2 * 3 * 3, 4 * 5], output_sizes=[6, 7], kernel_sizes=3, paddings=[0, 0, 0, 0])
+    fold("fold_strided_padded", [1, 3 * 2 * 2, 3 * 3], output_sizes=[7, 7], kernel_sizes=2, strides=3,
+         paddings=[1, 1, 0, 0], dilations=1)
     oc.finish()
 
 

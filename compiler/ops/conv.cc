@@ -100,6 +100,22 @@ void infer_winograd_filter(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
+// unfold / fold: the shared rule of kernels/shapes/conv.h over the parsed attributes.
+template <std::string (*Rule)(const rt::Shape&, const kernels::UnfoldAttrs&, shapes::UnfoldGeometry&, rt::Shape&)>
+void infer_unfold(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs, ys;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  shapes::UnfoldGeometry g;
+  if (std::string e = Rule(xs, parse_attrs<kernels::UnfoldAttrs>(c.op()), g, ys); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType out = x;
+  out.dims = shape_rules::from_shape(ys);
+  c.set_output("Y", out);
+}
+
 }  // namespace
 
 void add_conv_ops(std::vector<OpDef>& t) {
@@ -129,6 +145,21 @@ void add_conv_ops(std::vector<OpDef>& t) {
                .infer_shape = infer_conv_winograd});
   t.push_back({.type = "winograd_filter", .family = "conv", .inputs = {{"Filter"}}, .outputs = {{"Out"}},
                .infer_shape = infer_winograd_filter});
+  // im2col and col2im as ops (F.unfold, F.fold), each the other's gradient.
+  struct Im2col {
+    const char* type;
+    InferShapeFn infer;
+  };
+  for (const auto& [type, infer] : {Im2col{"unfold", infer_unfold<shapes::unfold_shape>},
+                                    Im2col{"fold", infer_unfold<shapes::fold_shape>}}) {
+    const std::string fwd = type;
+    t.push_back({.type = fwd, .family = "conv", .inputs = {{"X"}}, .outputs = {{"Y"}},
+                 .attrs = kernel_attrs<kernels::UnfoldAttrs>(), .attrs_struct = "UnfoldAttrs", .grad = fwd + "_grad",
+                 .infer_shape = infer});
+    t.push_back({.type = fwd + "_grad", .family = "conv", .inputs = {{"X"}, {"Y@GRAD"}},
+                 .outputs = {{"X@GRAD", true}}, .attrs = kernel_attrs<kernels::UnfoldAttrs>(),
+                 .attrs_struct = "UnfoldAttrs", .infer_shape = shape_rules::grads_like_inputs});
+  }
   // Paddle's transposed convolutions carry Bias into their grad op too.
   for (const char* type : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {
     std::string fwd = type;

@@ -144,6 +144,80 @@ inline std::string conv_shape(const Shape& x, const Shape& w, const kernels::Con
   return {};
 }
 
+/// unfold/fold: the image [N, C, H, W] and its windows. `window` fills the
+/// kernel, stride, dilation and padding (before, after) of both spatial
+/// dims from the attributes and the window counts from H and W; errors
+/// name the attribute.
+struct UnfoldGeometry {
+  int64_t N = 0, C = 0, H = 0, W = 0;
+  int64_t k[2] = {1, 1}, s[2] = {1, 1}, d[2] = {1, 1}, before[2] = {0, 0}, after[2] = {0, 0};
+  int64_t out[2] = {0, 0};  ///< window positions down and across (L = out[0] * out[1])
+  int64_t rows() const { return C * k[0] * k[1]; }
+  int64_t positions() const { return out[0] * out[1]; }
+};
+
+inline std::string unfold_window(const kernels::UnfoldAttrs& a, UnfoldGeometry& g) {
+  auto pair = [](const std::vector<int>& v, const char* what, int64_t dst[2], int64_t least) -> std::string {
+    if (v.size() != 2) return fmt::format("{} must have 2 values, got {}", what, v.size());
+    for (int i = 0; i < 2; ++i) {
+      if (v[i] < least) return fmt::format("{} must be at least {}, got {}", what, least, v[i]);
+      dst[i] = v[i];
+    }
+    return {};
+  };
+  if (std::string e = pair(a.kernel_sizes, "kernel_sizes", g.k, 1); !e.empty()) return e;
+  if (std::string e = pair(a.strides, "strides", g.s, 1); !e.empty()) return e;
+  if (std::string e = pair(a.dilations, "dilations", g.d, 1); !e.empty()) return e;
+  const size_t np = a.paddings.size();
+  if (np != 2 && np != 4) return fmt::format("paddings must have 2 or 4 values, got {}", np);
+  for (int i = 0; i < 2; ++i) {
+    g.before[i] = a.paddings[static_cast<size_t>(i)];
+    g.after[i] = a.paddings[np == 4 ? static_cast<size_t>(i) + 2 : static_cast<size_t>(i)];
+    if (g.before[i] < 0 || g.after[i] < 0) return "paddings must not be negative";
+  }
+  const int64_t size[2] = {g.H, g.W};
+  for (int i = 0; i < 2; ++i) {
+    if (size[i] < 0) {
+      g.out[i] = kUnknown;
+      continue;
+    }
+    const int64_t span = size[i] + g.before[i] + g.after[i] - (g.d[i] * (g.k[i] - 1) + 1);
+    if (span < 0)
+      return fmt::format("the window {} is larger than the padded image {}", g.d[i] * (g.k[i] - 1) + 1,
+                         size[i] + g.before[i] + g.after[i]);
+    g.out[i] = span / g.s[i] + 1;
+  }
+  return {};
+}
+
+/// unfold: X [N, C, H, W] -> Y [N, C*kh*kw, L].
+inline std::string unfold_shape(const Shape& x, const kernels::UnfoldAttrs& a, UnfoldGeometry& g, Shape& y) {
+  if (x.rank != 4) return fmt::format("X must have rank 4 [N, C, H, W], got {}", x.str());
+  g = UnfoldGeometry{.N = x[0], .C = x[1], .H = x[2], .W = x[3]};
+  if (std::string e = unfold_window(a, g); !e.empty()) return e;
+  y = Shape{g.N, g.C < 0 ? kUnknown : g.rows(), g.out[0] < 0 || g.out[1] < 0 ? kUnknown : g.positions()};
+  return {};
+}
+
+/// fold: X [N, C*kh*kw, L] -> Y [N, C, output_sizes]; L must be the number
+/// of windows the output size takes.
+inline std::string fold_shape(const Shape& x, const kernels::UnfoldAttrs& a, UnfoldGeometry& g, Shape& y) {
+  if (x.rank != 3) return fmt::format("X must have rank 3 [N, C*kh*kw, L], got {}", x.str());
+  if (a.output_sizes.size() != 2 || a.output_sizes[0] < 1 || a.output_sizes[1] < 1)
+    return "output_sizes must be two positive values";
+  g = UnfoldGeometry{.N = x[0], .H = a.output_sizes[0], .W = a.output_sizes[1]};
+  if (std::string e = unfold_window(a, g); !e.empty()) return e;
+  const int64_t taps = g.k[0] * g.k[1];
+  if (x[1] >= 0 && x[1] % taps != 0)
+    return fmt::format("X's {} rows are not a multiple of the {} kernel taps", x[1], taps);
+  g.C = x[1] < 0 ? kUnknown : x[1] / taps;
+  if (x[2] >= 0 && x[2] != g.positions())
+    return fmt::format("X has {} columns but output_sizes [{}, {}] takes {} windows", x[2], g.H, g.W,
+                       g.positions());
+  y = Shape{g.N, g.C, g.H, g.W};
+  return {};
+}
+
 /// Whether a Winograd F(2x2, 3x3) convolution (conv2d_winograd) computes
 /// this 2-D convolution: a 3x3 window, stride 1, dilation 1, one group,
 /// channels first.

@@ -545,3 +545,35 @@ TEST_CASE("conv gradients: only the requested one, and written over Output@GRAD"
   kernels::conv2d_grad(x, w, dy, &dy, nullptr, a);  // Input@GRAD over Output@GRAD (same shape here)
   CHECK(values(dy) == values(dx_ref));
 }
+
+TEST_CASE("unfold and fold: each other's adjoint, gradients by finite differences, errors", "[conv][gradcheck]") {
+  kernels::UnfoldAttrs a;
+  a.kernel_sizes = {2, 3};
+  a.strides = {2, 1};
+  a.paddings = {1, 0, 2, 1};  // top, left, bottom, right
+  a.dilations = {1, 2};
+  a.output_sizes = {5, 6};
+  for (DType dt : {DType::kFP64, DType::kFP32}) {
+    INFO(rt::dtype_name(dt));
+    std::mt19937 rng(21);
+    Tensor x = random(Shape{2, 3, 5, 6}, dt, rng);
+    Tensor cols;
+    kernels::unfold(x, cols, a);
+    // rows C*kh*kw; windows ((5+1+2-2)/2+1) x ((6+0+1-5)/1+1) = 4 x 3.
+    REQUIRE(cols.shape() == Shape{2, 18, 12});
+    Tensor c = random(cols.shape(), dt, rng);
+    CHECK_GRADCHECK_OP("unfold", {&x}, [&](Tensor& y) { kernels::unfold(x, y, a); },
+                       [&](const Tensor& dy, std::vector<Tensor*>& g) { kernels::unfold_grad(x, dy, g[0], a); });
+    CHECK_GRADCHECK_OP("fold", {&c}, [&](Tensor& y) { kernels::fold(c, y, a); },
+                       [&](const Tensor& dy, std::vector<Tensor*>& g) { kernels::fold_grad(c, dy, g[0], a); });
+  }
+  std::mt19937 rng(22);
+  Tensor x3 = random(Shape{2, 3, 5}, DType::kFP32, rng), y;
+  CHECK_THROWS_WITH(kernels::unfold(x3, y, a), Catch::Contains("X must have rank 4"));
+  Tensor cols = random(Shape{2, 18, 11}, DType::kFP32, rng);
+  CHECK_THROWS_WITH(kernels::fold(cols, y, a), Catch::Contains("takes 12 windows"));
+  kernels::UnfoldAttrs big = a;
+  big.kernel_sizes = {9, 9};
+  Tensor x = random(Shape{1, 1, 5, 6}, DType::kFP32, rng);
+  CHECK_THROWS_WITH(kernels::unfold(x, y, big), Catch::Contains("larger than the padded image"));
+}
