@@ -168,4 +168,11 @@ void depthwise_conv2d_transpose_grad(const Tensor& input, const Tensor& filter, 
                                      const Tensor& output_grad, Tensor* input_grad, Tensor* filter_grad,
                                      const ConvTransposeAttrs& attrs);
 
+/// The transposed 3-D convolution: conv2d_transpose with a depth axis
+/// (Input rank 5, NCDHW or NDHWC, Filter [C, M/groups, kd, kh, kw]).
+void conv3d_transpose(const Tensor& input, const Tensor& filter, const Tensor* bias, Tensor& output,
+                      const ConvTransposeAttrs& attrs);
+void conv3d_transpose_grad(const Tensor& input, const Tensor& filter, const Tensor* bias, const Tensor& output_grad,
+                           Tensor* input_grad, Tensor* filter_grad, const ConvTransposeAttrs& attrs);
+
 }  // namespace fluidc::kernels

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per-op Paddle references for the conv family (see tools/op_caselib.py):
 forward output and the Input and Filter gradients of conv2d, depthwise_conv2d,
-conv3d, conv2d_transpose and depthwise_conv2d_transpose over their attribute
+conv3d, conv2d_transpose, depthwise_conv2d_transpose and conv3d_transpose over their attribute
 variants (padding, stride, dilation, groups, asymmetric paddings, SAME/VALID,
 NHWC, output_padding/output_size), and unfold/fold (im2col and col2im as ops) with their
 X gradients.
@@ -34,6 +34,13 @@ def conv2d_transpose(name, x_shape, w_shape, **kw):
         x = p.input("x", x_shape)
         w = p.input("w", w_shape)
         p.case(name, [F.conv2d_transpose(x, w, **kw)])
+
+
+def conv3d_transpose(name, x_shape, w_shape, **kw):
+    with oc.program(FAMILY) as p:
+        x = p.input("x", x_shape)
+        w = p.input("w", w_shape)
+        p.case(name, [F.conv3d_transpose(x, w, **kw)])
 
 
 def unfold(name, x_shape, **kw):
@@ -76,6 +83,9 @@ def main():
     conv2d_transpose("conv2d_transpose_same_nhwc", [2, 4, 5, 3], [3, 2, 3, 3], stride=2, padding="SAME",
                      data_format="NHWC")
     conv2d_transpose("depthwise_conv2d_transpose", [2, 3, 4, 4], [3, 1, 3, 3], stride=2, groups=3)
+    conv3d_transpose("conv3d_transpose_stride2", [2, 3, 3, 4, 3], [3, 2, 2, 3, 2], stride=[2, 1, 2], padding=[1, 0, 1])
+    conv3d_transpose("conv3d_transpose_groups_ndhwc", [1, 3, 4, 3, 4], [4, 1, 3, 2, 2], stride=2, padding=1,
+                     output_padding=1, groups=2, data_format="NDHWC")
     unfold("unfold_3x3_pad1", [2, 3, 5, 6], kernel_sizes=3, paddings=1)
     # [top, left, bottom, right] paddings, strides and dilations that differ by axis.
     unfold("unfold_asymmetric", [1, 2, 7, 8], kernel_sizes=[2, 3], strides=[2, 1], paddings=[1, 0, 2, 1],

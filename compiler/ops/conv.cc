@@ -1,4 +1,4 @@
-// compiler/ops/conv.cc - conv2d, depthwise_conv2d, conv3d, conv2d_transpose, depthwise_conv2d_transpose and their grads.
+// compiler/ops/conv.cc - the convolutions (2-D, depthwise, 3-D, transposed, Winograd), unfold/fold and their grads.
 #include <fmt/format.h>
 
 #include "compiler/ir/attrs.h"
@@ -161,12 +161,14 @@ void add_conv_ops(std::vector<OpDef>& t) {
                  .attrs_struct = "UnfoldAttrs", .infer_shape = shape_rules::grads_like_inputs});
   }
   // Paddle's transposed convolutions carry Bias into their grad op too.
-  for (const char* type : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {
-    std::string fwd = type;
+  for (const Conv& v : {Conv{"conv2d_transpose", infer_conv<ConvTransposeAttrs, 2, shapes::conv_transpose_shape>},
+                        Conv{"depthwise_conv2d_transpose",
+                             infer_conv<ConvTransposeAttrs, 2, shapes::conv_transpose_shape>},
+                        Conv{"conv3d_transpose", infer_conv<ConvTransposeAttrs, 3, shapes::conv_transpose_shape>}}) {
+    std::string fwd = v.type;
     t.push_back({.type = fwd, .family = "conv", .inputs = {{"Input"}, {"Filter"}, {"Bias", true}},
                  .outputs = {{"Output"}}, .attrs = kernel_attrs<ConvTransposeAttrs>(),
-                 .attrs_struct = "ConvTransposeAttrs", .grad = fwd + "_grad",
-                 .infer_shape = infer_conv<ConvTransposeAttrs, 2, shapes::conv_transpose_shape>});
+                 .attrs_struct = "ConvTransposeAttrs", .grad = fwd + "_grad", .infer_shape = v.infer});
     t.push_back({.type = fwd + "_grad", .family = "conv",
                  .inputs = {{"Input"}, {"Filter"}, {"Bias", true}, {"Output@GRAD"}},
                  .outputs = {{"Input@GRAD", true}, {"Filter@GRAD", true}},

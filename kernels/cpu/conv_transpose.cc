@@ -1,4 +1,4 @@
-// kernels/cpu/conv_transpose.cc - conv2d_transpose, depthwise_conv2d_transpose and their gradients: GEMM + col2im.
+// kernels/cpu/conv_transpose.cc - conv2d_transpose, depthwise_conv2d_transpose, conv3d_transpose and their gradients: GEMM + col2im.
 //
 // A transposed convolution is the input gradient of a convolution run
 // forward: its Output is the image the filter slides over and its Input the
@@ -64,18 +64,19 @@ void backward(const ConvGeometry& g, const T* x, const T* w, const T* dy, T* dx,
     }
 }
 
-ConvGeometry geometry(const char* op, const Tensor& input, const Tensor& filter, const ConvTransposeAttrs& a) {
+ConvGeometry geometry(const char* op, int nsp, const Tensor& input, const Tensor& filter,
+                      const ConvTransposeAttrs& a) {
   require_init(op, "Input", input);
   require_init(op, "Filter", filter);
   require_same_dtype(op, "Input", input, "Filter", filter);
   ConvGeometry g;
-  require_rule(op, shapes::conv_transpose_shape(input.shape(), filter.shape(), a, 2, g));
+  require_rule(op, shapes::conv_transpose_shape(input.shape(), filter.shape(), a, nsp, g));
   return g;
 }
 
-void run_forward(const char* op, const Tensor& input, const Tensor& filter, const Tensor* bias, Tensor& output,
-                 const ConvTransposeAttrs& a) {
-  const ConvGeometry g = geometry(op, input, filter, a);
+void run_forward(const char* op, int nsp, const Tensor& input, const Tensor& filter, const Tensor* bias,
+                 Tensor& output, const ConvTransposeAttrs& a) {
+  const ConvGeometry g = geometry(op, nsp, input, filter, a);
   if (bias) {
     require_init(op, "Bias", *bias);
     require_same_dtype(op, "Input", input, "Bias", *bias);
@@ -100,9 +101,9 @@ void run_forward(const char* op, const Tensor& input, const Tensor& filter, cons
   buf.finish();
 }
 
-void run_backward(const char* op, const Tensor& input, const Tensor& filter, const Tensor& output_grad,
+void run_backward(const char* op, int nsp, const Tensor& input, const Tensor& filter, const Tensor& output_grad,
                   Tensor* input_grad, Tensor* filter_grad, const ConvTransposeAttrs& a) {
-  conv_backward_driver(op, geometry(op, input, filter, a), input, filter, output_grad, input_grad, filter_grad,
+  conv_backward_driver(op, geometry(op, nsp, input, filter, a), input, filter, output_grad, input_grad, filter_grad,
                        [](const ConvGeometry& g, const auto* x, const auto* w, const auto* dy, auto* dx, auto* dw) {
                          backward(g, x, w, dy, dx, dw);
                        });
@@ -112,20 +113,29 @@ void run_backward(const char* op, const Tensor& input, const Tensor& filter, con
 
 void conv2d_transpose(const Tensor& input, const Tensor& filter, const Tensor* bias, Tensor& output,
                       const ConvTransposeAttrs& attrs) {
-  run_forward("conv2d_transpose", input, filter, bias, output, attrs);
+  run_forward("conv2d_transpose", 2, input, filter, bias, output, attrs);
 }
 void conv2d_transpose_grad(const Tensor& input, const Tensor& filter, const Tensor*, const Tensor& output_grad,
                            Tensor* input_grad, Tensor* filter_grad, const ConvTransposeAttrs& attrs) {
-  run_backward("conv2d_transpose_grad", input, filter, output_grad, input_grad, filter_grad, attrs);
+  run_backward("conv2d_transpose_grad", 2, input, filter, output_grad, input_grad, filter_grad, attrs);
 }
 void depthwise_conv2d_transpose(const Tensor& input, const Tensor& filter, const Tensor* bias, Tensor& output,
                                 const ConvTransposeAttrs& attrs) {
-  run_forward("depthwise_conv2d_transpose", input, filter, bias, output, attrs);
+  run_forward("depthwise_conv2d_transpose", 2, input, filter, bias, output, attrs);
 }
 void depthwise_conv2d_transpose_grad(const Tensor& input, const Tensor& filter, const Tensor*,
                                      const Tensor& output_grad, Tensor* input_grad, Tensor* filter_grad,
                                      const ConvTransposeAttrs& attrs) {
-  run_backward("depthwise_conv2d_transpose_grad", input, filter, output_grad, input_grad, filter_grad, attrs);
+  run_backward("depthwise_conv2d_transpose_grad", 2, input, filter, output_grad, input_grad, filter_grad, attrs);
+}
+
+void conv3d_transpose(const Tensor& input, const Tensor& filter, const Tensor* bias, Tensor& output,
+                      const ConvTransposeAttrs& attrs) {
+  run_forward("conv3d_transpose", 3, input, filter, bias, output, attrs);
+}
+void conv3d_transpose_grad(const Tensor& input, const Tensor& filter, const Tensor*, const Tensor& output_grad,
+                           Tensor* input_grad, Tensor* filter_grad, const ConvTransposeAttrs& attrs) {
+  run_backward("conv3d_transpose_grad", 3, input, filter, output_grad, input_grad, filter_grad, attrs);
 }
 
 }  // namespace fluidc::kernels

@@ -200,18 +200,22 @@ const std::vector<TransposeCase>& transpose_cases() {
        transpose_attrs({2, 2}, {}, {1, 1}, 1, {}, {}, "NHWC", "SAME")},
       {"depthwise_conv2d_transpose", "stride 2", Shape{2, 3, 3, 4}, Shape{3, 1, 3, 3},
        transpose_attrs({2, 2}, {0, 0}, {1, 1}, 3)},
+      {"conv3d_transpose", "strides (2, 1, 2), pads, groups 2", Shape{1, 4, 3, 2, 3}, Shape{4, 1, 2, 2, 3},
+       transpose_attrs({2, 1, 2}, {1, 0, 1}, {1, 1, 1}, 2)},
   };
   return cases;
 }
 
 void run_transpose(const std::string& op, const Tensor& x, const Tensor& w, Tensor& y, const ConvTransposeAttrs& a) {
   if (op == "conv2d_transpose") kernels::conv2d_transpose(x, w, nullptr, y, a);
+  else if (op == "conv3d_transpose") kernels::conv3d_transpose(x, w, nullptr, y, a);
   else kernels::depthwise_conv2d_transpose(x, w, nullptr, y, a);
 }
 
 void run_transpose_grad(const std::string& op, const Tensor& x, const Tensor& w, const Tensor& dy, Tensor* dx,
                         Tensor* dw, const ConvTransposeAttrs& a) {
   if (op == "conv2d_transpose") kernels::conv2d_transpose_grad(x, w, nullptr, dy, dx, dw, a);
+  else if (op == "conv3d_transpose") kernels::conv3d_transpose_grad(x, w, nullptr, dy, dx, dw, a);
   else kernels::depthwise_conv2d_transpose_grad(x, w, nullptr, dy, dx, dw, a);
 }
 
@@ -280,7 +284,7 @@ TEST_CASE("convolutions match their definition", "[conv]") {
       std::mt19937 rng(8);
       Tensor x = random(c.x, dt, rng), w = random(c.w, dt, rng), y;
       shapes::ConvGeometry g;
-      REQUIRE(shapes::conv_transpose_shape(c.x, c.w, c.a, 2, g) == "");
+      REQUIRE(shapes::conv_transpose_shape(c.x, c.w, c.a, c.x.rank - 2, g) == "");
       run_transpose(c.op, x, w, y, c.a);
       REQUIRE(y.shape() == g.out_shape);
       check_close(y, reference_transpose(x, w, g), dt == DType::kFP32 ? 1e-5 : 1e-12);
