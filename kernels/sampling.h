@@ -37,6 +37,31 @@ void grid_sampler(const Tensor& x, const Tensor& grid, Tensor& output, const Gri
 void grid_sampler_grad(const Tensor& x, const Tensor& grid, const Tensor& output_grad, Tensor* x_grad,
                        Tensor* grid_grad, const GridSamplerAttrs& attrs);
 
+/// Attributes of `affine_grid` (paddle.nn.functional.affine_grid):
+/// output_shape [N, C, H, W] (or [N, C, D, H, W]) unless the OutputShape
+/// input gives it; align_corners as in GridSamplerAttrs.
+struct AffineGridAttrs {
+  std::vector<int> output_shape;
+  bool align_corners = true;
+  template <class F>
+  static void fields(F&& f) {
+    f("output_shape", &AffineGridAttrs::output_shape);
+    f("align_corners", &AffineGridAttrs::align_corners);
+  }
+};
+/// Output [N, H, W, 2] = Theta [N, 2, 3] applied to each output pixel's
+/// normalised (x, y, 1), x along W in [-1, 1]; with Theta [N, 3, 4] and a
+/// 5-value shape, [N, D, H, W, 3] from (x, y, z, 1). fp32 or fp64. A size-1
+/// axis has the coordinate -1 (aligned) or 0, as in PyTorch; Paddle 2.6.2
+/// gives NaN there (its linspace divides 0 by 0).
+/// output_shape (may be null) is the OutputShape input, int32 or int64.
+void affine_grid(const Tensor& theta, const Tensor* output_shape, Tensor& output, const AffineGridAttrs& attrs);
+/// Theta@GRAD: each output's gradient times the pixel coordinates it was
+/// made from. Theta (Paddle's grad op lists it) is not read: the gradient
+/// depends on the grid's shape alone.
+void affine_grid_grad(const Tensor* theta, const Tensor* output_shape, const Tensor& output_grad, Tensor* theta_grad,
+                      const AffineGridAttrs& attrs);
+
 /// Attributes of `deformable_conv` (v2, with Mask) and `deformable_conv_v1`
 /// (without): a 2-D convolution whose kernel taps read Input at positions
 /// moved by Offset (bilinear, zero outside), each tap's sample scaled by

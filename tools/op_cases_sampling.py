@@ -11,6 +11,7 @@ the gradients of Input, Offset, Mask and Filter, with fractional offsets up to
 2.5 pixels (taps land between pixels and outside the image), stride,
 dilation, groups and deformable_groups.
 
+affine_grid: the grid and Theta@GRAD for 2-D and 3-D thetas, align_corners true and false.
   python3 tools/op_cases_sampling.py   # rewrites test/fixtures/op_cases/sampling/
 """
 
@@ -43,6 +44,12 @@ def deform_case(name, xshape, cout, k, stride=1, padding=0, dilation=1, groups=1
         p.case(name, [y], notes="deformable_conv" if with_mask else "deformable_conv_v1")
 
 
+def affine_case(name, theta_shape, out_shape, align):
+    with oc.program(FAMILY) as p:
+        theta = p.input("theta", list(theta_shape), low=-1.5, high=1.5)
+        p.case(name, [F.affine_grid(theta, out_shape, align_corners=align)], notes=f"align_corners {align}")
+
+
 def main():
     oc.start(__file__, FAMILY)
     for padding in ("zeros", "border", "reflection"):
@@ -51,6 +58,13 @@ def main():
         grid_case(f"grid_nearest_{padding}", "nearest", padding, padding != "border")
     grid_case("grid_bilinear_fp64_upsample", "bilinear", "zeros", False, xshape=(1, 2, 3, 4), gshape=(1, 6, 7, 2),
               dtype="float64")
+    affine_case("affine_grid_align", (2, 2, 3), [2, 3, 4, 5], True)
+    affine_case("affine_grid_noalign", (2, 2, 3), [2, 3, 5, 4], False)
+    # No case with a size-1 axis: Paddle 2.6.2's linspace divides 0 by 0 there and its grid is NaN; fluidc
+    # gives PyTorch's values (-1 aligned, 0 not), checked in test/unit/kernels/sampling_test.cc.
+    affine_case("affine_grid_3d", (2, 3, 4), [2, 1, 3, 4, 2], False)
+    # (The OutputShape-input form is checked in test/unit/kernels/sampling_test.cc: Paddle's static shape
+    # rule gives that output [N, -1, -1, -1, 3] whatever Theta, which the case recipe cannot weight.)
     deform_case("deform_v2_3x3_pad1", (2, 3, 5, 6), 4, 3, padding=1)
     deform_case("deform_v2_stride_dilation_groups", (1, 4, 7, 8), 6, 3, stride=2, padding=2, dilation=2, groups=2,
                 dg=2)

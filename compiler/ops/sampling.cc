@@ -1,4 +1,4 @@
-// compiler/ops/sampling.cc - grid_sampler and deformable_conv: reading an image at computed positions.
+// compiler/ops/sampling.cc - grid_sampler, affine_grid and deformable_conv: reading an image at computed positions.
 #include <utility>
 
 #include <fmt/format.h>
@@ -50,9 +50,43 @@ void infer_deformable_conv(ShapeCtx& c) {
   c.set_output("Output", out);
 }
 
+// The kernels' rule (kernels/shapes/sampling.h); with an OutputShape input
+// the spatial sizes are known only at run time.
+void infer_affine_grid(ShapeCtx& c) {
+  const TensorType& t = c.input("Theta");
+  rt::Shape ts, os;
+  if (!t.known || !shape_rules::to_shape(c, t, ts)) return;
+  const auto a = parse_attrs<kernels::AffineGridAttrs>(c.op());
+  std::vector<int64_t> size(a.output_shape.begin(), a.output_shape.end());
+  if (c.has_input("OutputShape")) size.assign(ts.rank == 3 && ts[1] == 3 ? 5 : 4, shapes::kUnknown);
+  if (std::string e = shapes::affine_grid_shape(ts, size, os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType out = t;
+  out.dims = shape_rules::from_shape(os);
+  c.set_output("Output", out);
+}
+
+// Theta@GRAD: [N, 2, 3] or [N, 3, 4] from the last dim of Output@GRAD.
+void infer_affine_grid_grad(ShapeCtx& c) {
+  const TensorType& g = c.input("Output@GRAD");
+  if (!g.known || (g.dims.size() != 4 && g.dims.size() != 5)) return;
+  TensorType out = g;
+  const int64_t rows = g.dims.back();
+  out.dims = {g.dims[0], rows, rows < 0 ? -1 : rows + 1};
+  c.set_output("Theta@GRAD", out);
+}
+
 }  // namespace
 
 void add_sampling_ops(std::vector<OpDef>& t) {
+  t.push_back({.type = "affine_grid", .family = "sampling", .inputs = {{"Theta"}, {"OutputShape", true}},
+               .outputs = {{"Output"}}, .attrs = kernel_attrs<kernels::AffineGridAttrs>(),
+               .attrs_struct = "AffineGridAttrs", .grad = "affine_grid_grad", .infer_shape = infer_affine_grid});
+  t.push_back({.type = "affine_grid_grad", .family = "sampling", .inputs = {{"Theta", true}, {"OutputShape", true}, {"Output@GRAD"}},
+               .outputs = {{"Theta@GRAD", true}}, .attrs = kernel_attrs<kernels::AffineGridAttrs>(),
+               .attrs_struct = "AffineGridAttrs", .infer_shape = infer_affine_grid_grad});
   t.push_back({.type = "grid_sampler", .family = "sampling", .inputs = {{"X"}, {"Grid"}},
                .outputs = {{"Output"}}, .attrs = kernel_attrs<kernels::GridSamplerAttrs>(),
                .attrs_struct = "GridSamplerAttrs", .grad = "grid_sampler_grad", .infer_shape = infer_grid_sampler});

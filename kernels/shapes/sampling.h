@@ -11,6 +11,27 @@
 
 namespace fluidc::shapes {
 
+/// affine_grid: Theta [N, 2, 3] and an output shape [N, C, H, W] -> [N, H, W, 2];
+/// Theta [N, 3, 4] and [N, C, D, H, W] -> [N, D, H, W, 3]. `size` is the
+/// output shape (unknown entries kUnknown); Theta's batch must match it.
+inline std::string affine_grid_shape(const Shape& theta, const std::vector<int64_t>& size, Shape& out) {
+  if (theta.rank != 3 || !((theta[1] == 2 && theta[2] == 3) || (theta[1] == 3 && theta[2] == 4)))
+    return fmt::format("Theta must be [N, 2, 3] or [N, 3, 4], got {}", theta.str());
+  const int64_t spatial = theta[1];
+  if (static_cast<int64_t>(size.size()) != spatial + 2)
+    return fmt::format("the output shape must have {} values for Theta {}, got {}", spatial + 2, theta.str(),
+                       size.size());
+  for (int64_t v : size)
+    if (v != kUnknown && v < 1) return fmt::format("the output shape's values must be positive, got {}", v);
+  if (theta[0] != kUnknown && size[0] != kUnknown && theta[0] != size[0])
+    return fmt::format("Theta has batch {} but the output shape's is {}", theta[0], size[0]);
+  out.rank = static_cast<int>(spatial + 2);
+  out[0] = theta[0] != kUnknown ? theta[0] : size[0];
+  for (int64_t i = 0; i < spatial; ++i) out[static_cast<int>(i) + 1] = size[static_cast<size_t>(i) + 2];
+  out[static_cast<int>(spatial) + 1] = spatial;
+  return {};
+}
+
 /// grid_sampler: X [N, C, H, W], Grid [N, Ho, Wo, 2] -> Output [N, C, Ho, Wo].
 inline std::string grid_sampler_shape(const Shape& x, const Shape& grid, const kernels::GridSamplerAttrs& a,
                                       Shape& out) {

@@ -111,3 +111,61 @@ TEST_CASE("deformable_conv_grad: finite differences over Input, Offset, Mask and
                        kernels::deformable_conv_v1_grad(x, off, w, dout, g[0], g[1], g[2], a);
                      });
 }
+
+TEST_CASE("affine_grid: hand-computed grid, OutputShape input, size-1 axes, gradient, errors", "[affine_grid]") {
+  // Paddle's documented example: theta [[-0.7, -0.4, 0.3], [0.6, 0.5, 1.5]], 3x3 grid, align_corners false.
+  Tensor theta;
+  theta.resize(Shape{1, 2, 3}, DType::kFP32);
+  const float t[] = {-0.7f, -0.4f, 0.3f, 0.6f, 0.5f, 1.5f};
+  std::copy(t, t + 6, theta.data<float>());
+  kernels::AffineGridAttrs a;
+  a.output_shape = {1, 2, 3, 3};
+  a.align_corners = false;
+  Tensor grid;
+  kernels::affine_grid(theta, nullptr, grid, a);
+  REQUIRE(grid.shape() == Shape{1, 3, 3, 2});
+  const float want[] = {1.0333333f, 0.76666665f, 0.56666672f, 1.1666666f, 0.1f, 1.5666667f};
+  for (int i = 0; i < 6; ++i) CHECK(grid.data<float>()[i] == Approx(want[i]).epsilon(1e-6));
+  // The same shape from an int32 OutputShape input gives the same grid.
+  Tensor size, grid2;
+  size.resize(Shape{4}, DType::kInt32);
+  const int32_t dims[] = {1, 2, 3, 3};
+  std::copy(dims, dims + 4, size.data<int32_t>());
+  kernels::AffineGridAttrs no_attr = a;
+  no_attr.output_shape = {};
+  kernels::affine_grid(theta, &size, grid2, no_attr);
+  REQUIRE(grid2.shape() == grid.shape());
+  for (int64_t i = 0; i < grid.numel(); ++i) CHECK(grid2.data<float>()[i] == grid.data<float>()[i]);
+  // A size-1 axis: -1 aligned, 0 not (PyTorch's values; Paddle 2.6.2 gives NaN).
+  for (bool align : {true, false}) {
+    kernels::AffineGridAttrs one = a;
+    one.output_shape = {1, 1, 1, 1};
+    one.align_corners = align;
+    Tensor g1;
+    kernels::affine_grid(theta, nullptr, g1, one);
+    const float c = align ? -1.0f : 0.0f;
+    CHECK(g1.data<float>()[0] == Approx(-0.7f * c - 0.4f * c + 0.3f));
+  }
+  // Theta@GRAD by finite differences, 2-D and 3-D, both alignments.
+  for (bool align : {true, false})
+    for (int spatial : {2, 3}) {
+      INFO("align " << align << ", " << spatial << "-D");
+      std::mt19937 rng(31);
+      Tensor th = random(Shape{2, spatial, spatial + 1}, DType::kFP64, rng);
+      kernels::AffineGridAttrs ga;
+      ga.align_corners = align;
+      ga.output_shape = spatial == 2 ? std::vector<int>{2, 1, 3, 4} : std::vector<int>{2, 1, 2, 3, 4};
+      CHECK_GRADCHECK_OP("affine_grid", {&th}, [&](Tensor& out) { kernels::affine_grid(th, nullptr, out, ga); },
+                         [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                           kernels::affine_grid_grad(&th, nullptr, dout, g[0], ga);
+                         });
+    }
+  kernels::AffineGridAttrs bad = a;
+  bad.output_shape = {2, 2, 3, 3};
+  CHECK_THROWS_WITH(kernels::affine_grid(theta, nullptr, grid, bad), Catch::Contains("batch 1"));
+  bad.output_shape = {1, 2, 3};
+  CHECK_THROWS_WITH(kernels::affine_grid(theta, nullptr, grid, bad), Catch::Contains("must have 4 values"));
+  Tensor wrong;
+  wrong.resize(Shape{1, 2, 2}, DType::kFP32);
+  CHECK_THROWS_WITH(kernels::affine_grid(wrong, nullptr, grid, a), Catch::Contains("Theta must be"));
+}
