@@ -44,4 +44,23 @@ void read_from_array(const TensorArray& x, const Tensor& i, Tensor& out);
 /// Out = [len(X)] as int64 with shape [1].
 void array_length(const TensorArray& x, Tensor& out);
 
+/// Attributes of `tensor_array_to_tensor`: the axis to join along
+/// (negative counts from the end: of the elements' rank, or of the result's
+/// with use_stack) and whether to stack (a new axis) rather than concatenate.
+struct TensorArrayToTensorAttrs {
+  int axis = 0;
+  bool use_stack = false;
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &TensorArrayToTensorAttrs::axis);
+    f("use_stack", &TensorArrayToTensorAttrs::use_stack);
+  }
+};
+/// Out = the array's tensors joined along `axis` (concatenated, or stacked
+/// on a new axis); OutIndex (int32, one per element) = each one's extent
+/// along it (1 when stacked). The elements must agree in dtype and in every
+/// other dim; an empty array is an error (Paddle's too).
+void tensor_array_to_tensor(const TensorArray& x, Tensor& out, Tensor& out_index,
+                            const TensorArrayToTensorAttrs& attrs);
+
 }  // namespace fluidc::kernels

@@ -11,6 +11,7 @@ test/tools/synth_params.cc.
   mobilenetv2   paddle.vision.models.mobilenet_v2(scale=1.0), eval, x [1, 3, 224, 224]
   encoder       BERT-style: nn.TransformerEncoder, 2 layers, d_model 128, 2 heads, feed-forward 512,
                 gelu, eval; x [1, 64, 128] (already embedded tokens)
+  lstmcell_rnn  nn.RNN(nn.LSTMCell(16, 24)): a while loop over a tensor array; x [1, 10, 16]
   and, as the zoo beside them (other classifiers of paddle.vision.models, x [1, 3, 224, 224] unless
   said): mobilenet_v1, mobilenet_v3_small (hard_swish, hard_sigmoid, squeeze-excite), shufflenet_v2_x0_25
   (split, transpose2 channel shuffle), squeezenet1_1, googlenet (its main output; the aux heads are
@@ -46,6 +47,13 @@ def encoder(x):
     return nn.TransformerEncoder(layer, num_layers=2)(x)
 
 
+def lstmcell_rnn(x):
+    """nn.RNN over an LSTMCell (not the fused rnn op): a while loop writing each step's output to a
+    tensor array that tensor_array_to_tensor stacks; the last step's output."""
+    outputs, _ = nn.RNN(nn.LSTMCell(16, 24))(x)
+    return outputs[:, -1, :]
+
+
 def vision(name, first_output=False):
     """paddle.vision.models.<name>() with its default arguments, in eval mode as exported."""
     def build(x):
@@ -61,6 +69,7 @@ MODELS = {
     "resnet18": (resnet18, IMAGE),
     "mobilenetv2": (mobilenetv2, IMAGE),
     "encoder": (encoder, [1, 64, 128]),
+    "lstmcell_rnn": (lstmcell_rnn, [1, 10, 16]),
     "mobilenet_v1": (vision("mobilenet_v1"), IMAGE),
     "mobilenet_v3_small": (vision("mobilenet_v3_small"), IMAGE),
     "shufflenet_v2_x0_25": (vision("shufflenet_v2_x0_25"), IMAGE),

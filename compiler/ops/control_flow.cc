@@ -68,6 +68,29 @@ void infer_select_output(ShapeCtx& c) { c.set_output("Out", c.input("X")); }
 // An array's type is its elements' type, so reading and writing keep it.
 void infer_like_x(ShapeCtx& c) { c.set_output("Out", c.input("X")); }
 
+// The elements' type with the joined axis unknown (the array's length is
+// known only at run time); OutIndex is int32 [length].
+void infer_tensor_array_to_tensor(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  const auto a = parse_attrs<kernels::TensorArrayToTensorAttrs>(c.op());
+  TensorType index;
+  index.known = true;
+  index.dtype = pb::VarType::INT32;
+  index.dims = {-1};
+  c.set_output("OutIndex", index);
+  if (!x.known) return;
+  TensorType out = x;
+  const int rank = static_cast<int>(x.dims.size()) + (a.use_stack ? 1 : 0);
+  const int axis = a.axis < 0 ? a.axis + rank : a.axis;
+  if (axis < 0 || axis >= rank || (!a.use_stack && x.dims.empty())) {
+    c.error(fmt::format("axis {} is out of range for elements {}", a.axis, x.str()));
+    return;
+  }
+  if (a.use_stack) out.dims.insert(out.dims.begin() + axis, -1);
+  else out.dims[static_cast<size_t>(axis)] = -1;
+  c.set_output("Out", out);
+}
+
 void infer_array_length(ShapeCtx& c) {
   TensorType out;
   out.known = true;
@@ -293,6 +316,9 @@ void add_control_flow_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "read_from_array", .family = "control",
                .inputs = {{"X", false, false, kArray}, {"I"}, {"X_W", true, false, kAny}},
                .outputs = {{"Out"}}, .infer_shape = infer_like_x, .emit_cpu = emit_read_from_array});
+  t.push_back({.type = "tensor_array_to_tensor", .family = "control", .inputs = {{"X", false, false, kArray}},
+               .outputs = {{"Out"}, {"OutIndex"}}, .attrs = kernel_attrs<kernels::TensorArrayToTensorAttrs>(),
+               .attrs_struct = "TensorArrayToTensorAttrs", .infer_shape = infer_tensor_array_to_tensor});
   // Paddle 2.6 writes lod_array_length; array_length is the newer name.
   for (const char* name : {"array_length", "lod_array_length"})
     t.push_back({.type = name, .family = "control", .inputs = {{"X", false, false, kArray}},

@@ -93,4 +93,51 @@ void array_length(const TensorArray& x, Tensor& out) {
   out.data<int64_t>()[0] = static_cast<int64_t>(x.size());
 }
 
+void tensor_array_to_tensor(const TensorArray& x, Tensor& out, Tensor& out_index,
+                            const TensorArrayToTensorAttrs& a) {
+  constexpr const char* op = "tensor_array_to_tensor";
+  if (x.empty()) rt::fail(fmt::format("{}: the array is empty", op));
+  for (size_t k = 0; k < x.size(); ++k)
+    if (!x[k].initialized()) rt::fail(fmt::format("{}: element {} was never written", op, k));
+  const Shape& first = x[0].shape();
+  const int rank = first.rank + (a.use_stack ? 1 : 0);
+  const int axis = a.axis < 0 ? a.axis + rank : a.axis;
+  if (axis < 0 || axis >= rank || (!a.use_stack && first.rank == 0))
+    rt::fail(fmt::format("{}: axis {} is out of range for elements of shape {}", op, a.axis, first.str()));
+  // Each element as [outer, extent, inner] around the axis (extent 1 when stacked).
+  int64_t outer = 1, inner = 1, total = 0;
+  for (int i = 0; i < axis; ++i) outer *= first.d[i];
+  for (int i = a.use_stack ? axis : axis + 1; i < first.rank; ++i) inner *= first.d[i];
+  out_index.resize(Shape{static_cast<int64_t>(x.size())}, DType::kInt32);
+  for (size_t k = 0; k < x.size(); ++k) {
+    const Shape& s = x[k].shape();
+    bool same = s.rank == first.rank && x[k].dtype() == x[0].dtype();
+    for (int i = 0; same && i < s.rank; ++i) same = i == axis && !a.use_stack ? true : s.d[i] == first.d[i];
+    if (!same)
+      rt::fail(fmt::format("{}: element {} is {} {} but element 0 is {} {}", op, k, rt::dtype_name(x[k].dtype()),
+                           s.str(), rt::dtype_name(x[0].dtype()), first.str()));
+    const int64_t extent = a.use_stack ? 1 : s.d[axis];
+    out_index.data<int32_t>()[k] = static_cast<int32_t>(extent);
+    total += extent;
+  }
+  Shape shape;
+  shape.rank = rank;
+  if (!a.use_stack)
+    for (int i = 0; i < rank; ++i) shape.d[i] = i == axis ? total : first.d[i];
+  else
+    for (int i = 0; i < rank; ++i) shape.d[i] = i == axis ? total : first.d[i < axis ? i : i - 1];
+  out.resize(shape, x[0].dtype());
+  const size_t elem = rt::dtype_size(x[0].dtype());
+  char* dst = static_cast<char*>(out.raw());
+  const int64_t row = total * inner;  // one outer index of the result, in elements
+  int64_t at = 0;                     // where element k starts along the axis
+  for (size_t k = 0; k < x.size(); ++k) {
+    const int64_t extent = out_index.data<int32_t>()[k], chunk = extent * inner;
+    const char* src = static_cast<const char*>(x[k].raw());
+    for (int64_t o = 0; chunk > 0 && o < outer; ++o)
+      std::memcpy(dst + (o * row + at * inner) * elem, src + o * chunk * elem, static_cast<size_t>(chunk) * elem);
+    at += extent;
+  }
+}
+
 }  // namespace fluidc::kernels

@@ -86,3 +86,39 @@ TEST_CASE("tensor arrays grow on write and check reads", "[control]") {
   CHECK_THROWS_AS(kernels::read_from_array(arr, zero, out), rt::Error);  // never written
   CHECK_THROWS_AS(kernels::read_from_array(arr, far, out), rt::Error);
 }
+
+TEST_CASE("tensor_array_to_tensor: concatenated and stacked, OutIndex, errors", "[control][array]") {
+  fluidc::rt::TensorArray arr(2);
+  arr[0].resize(fluidc::rt::Shape{2, 1}, fluidc::rt::DType::kFP32);
+  arr[1].resize(fluidc::rt::Shape{2, 2}, fluidc::rt::DType::kFP32);
+  const float a0[] = {1, 2}, a1[] = {3, 4, 5, 6};  // rows: [1 | 3 4], [2 | 5 6]
+  std::copy(a0, a0 + 2, arr[0].data<float>());
+  std::copy(a1, a1 + 4, arr[1].data<float>());
+  fluidc::kernels::TensorArrayToTensorAttrs cat;
+  cat.axis = -1;
+  fluidc::rt::Tensor out, index;
+  fluidc::kernels::tensor_array_to_tensor(arr, out, index, cat);
+  REQUIRE(out.shape() == fluidc::rt::Shape{2, 3});
+  const float want[] = {1, 3, 4, 2, 5, 6};
+  for (int i = 0; i < 6; ++i) CHECK(out.data<float>()[i] == want[i]);
+  REQUIRE(index.numel() == 2);
+  CHECK(index.data<int32_t>()[0] == 1);
+  CHECK(index.data<int32_t>()[1] == 2);
+  // Stacking needs equal shapes; on a new middle axis: [2, 2, 1].
+  fluidc::kernels::TensorArrayToTensorAttrs stack;
+  stack.axis = 1;
+  stack.use_stack = true;
+  CHECK_THROWS_WITH(fluidc::kernels::tensor_array_to_tensor(arr, out, index, stack),
+                    Catch::Contains("element 1 is float32 [2, 2] but element 0 is float32 [2, 1]"));
+  arr[1].resize(fluidc::rt::Shape{2, 1});
+  fluidc::kernels::tensor_array_to_tensor(arr, out, index, stack);
+  REQUIRE(out.shape() == fluidc::rt::Shape{2, 2, 1});
+  const float stacked[] = {1, 3, 2, 4};
+  for (int i = 0; i < 4; ++i) CHECK(out.data<float>()[i] == stacked[i]);
+  CHECK(index.data<int32_t>()[0] == 1);
+  CHECK(index.data<int32_t>()[1] == 1);
+  stack.axis = 3;
+  CHECK_THROWS_WITH(fluidc::kernels::tensor_array_to_tensor(arr, out, index, stack), Catch::Contains("out of range"));
+  fluidc::rt::TensorArray empty;
+  CHECK_THROWS_WITH(fluidc::kernels::tensor_array_to_tensor(empty, out, index, cat), Catch::Contains("empty"));
+}
