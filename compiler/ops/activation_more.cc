@@ -74,9 +74,9 @@ void add_activation_more_ops(std::vector<OpDef>& t) {
   add_unary(t, "sin", "Sin", G::kX);
   add_unary(t, "cos", "Cos", G::kX);
   add_unary<k::GeluAttrs>(t, "gelu", "Gelu", G::kX, "GeluAttrs");
-  // Paddle gives sign a zero gradient; it is left without a rule here.
+  // Paddle gives sign a zero gradient (a scale by 0); it is left without a rule here.
   t.push_back({.type = "sign", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .infer_shape = shape_rules::same_as_x, .pointwise = "Sign"});
+               .traits = kZeroGradient, .infer_shape = shape_rules::same_as_x, .pointwise = "Sign"});
   add_flat_unary(t, "floor", "Floor");
   add_flat_unary(t, "ceil", "Ceil");
 

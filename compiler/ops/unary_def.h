@@ -50,12 +50,13 @@ inline void grad_like_out_grad(ShapeCtx& c) {
 
 /// An op flat almost everywhere (floor, ceil, round, trunc). Paddle's
 /// programs carry its `type_grad` (zeros from Out@GRAD alone), so that is in
-/// the table, but the forward op names no gradient rule: a zero gradient is
-/// what fluidc's autodiff gives an op without one, and a finite-difference
-/// check of an all-zero gradient proves nothing.
+/// the table, but the forward op names no gradient rule: it has the
+/// kZeroGradient trait instead, by which fluidc's autodiff passes no
+/// gradient through it (the same sum), and a finite-difference check of an
+/// all-zero gradient would prove nothing.
 inline void add_flat_unary(std::vector<OpDef>& t, const std::string& type, const std::string& fn) {
   t.push_back({.type = type, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .infer_shape = shape_rules::same_as_x, .pointwise = fn});
+               .traits = kZeroGradient, .infer_shape = shape_rules::same_as_x, .pointwise = fn});
   t.push_back({.type = type + "_grad", .family = "activation", .inputs = {{"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .infer_shape = grad_like_out_grad});
 }
