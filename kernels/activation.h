@@ -82,3 +82,5 @@ void softmax_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, con
 }  // namespace fluidc::kernels
 
 #include "kernels/activation_more.h"  // the other unary activations and log_softmax
+#include "kernels/activation_unary.h"  // brelu, selu, celu, the shrinks, logsigmoid, softsign, thresholded_relu
+#include "kernels/unary_math.h"  // log1p/log2/log10/expm1, inverse and hyperbolic trig, round/trunc, isnan/isinf/isfinite

@@ -305,3 +305,5 @@ struct ElementwisePow {
 }  // namespace fluidc::kernels::pw
 
 #pragma STDC FP_CONTRACT DEFAULT
+
+#include "kernels/pointwise_unary.h"  // the scalar functions of the shrinking, trigonometric and log ops

@@ -75,6 +75,8 @@ class Backward {
       if (is_trainable(v)) requires_.insert(v.name());
     for (int i = 0; i < n_forward; ++i) {
       const auto& op = block_.ops(i);
+      // A gradient of zeros (Paddle's floor_grad, round_grad, ...) adds nothing.
+      if (const ops::OpDef* def = ops::find_op(op.type()); def && def->has(ops::kZeroGradient)) continue;
       bool any = false;
       for (const auto& in : op.inputs())
         for (const auto& a : in.arguments()) any |= requires_.count(a) > 0;

@@ -42,6 +42,7 @@ std::string traits(const ops::OpDef& def) {
   if (def.has(ops::kOwnsBlock)) t.push_back("runs a block");
   if (def.has(ops::kRandom)) t.push_back("random");
   if (def.has(ops::kSideEffect)) t.push_back("side effect");
+  if (def.has(ops::kZeroGradient)) t.push_back("zero gradient");
   if (def.has(ops::kCommunication))
     t.push_back(!def.emit_cpu             ? "communication (build refuses it: no runtime yet)"
                 : def.family == "coll" ? "communication (links runtime/coll and MPI)"
@@ -80,7 +81,8 @@ void print_op_table_markdown() {
              ops::all_ops().size(), forward, with_grad, ops::all_ops().size() - forward);
   fmt::print("Slots: `?` optional, `[]` a list of variables. Attributes: those the kernel reads (`*` required);\n");
   fmt::print("others in a program are kept and ignored. *fusable*: an elementwise op the code generator fuses\n");
-  fmt::print("into loops with its neighbours.\n");
+  fmt::print("into loops with its neighbours. *zero gradient*: flat almost everywhere; Paddle's backward writes\n");
+  fmt::print("its gradient as zeros, and fluidc's autodiff passes no gradient through it.\n");
   for (const auto& [family, defs] : by_family) {
     fmt::print("\n## {}\n\n| op | slots | gradient | CPU | CUDA | attributes | notes |\n|---|---|---|---|---|---|---|\n",
                family);

@@ -29,6 +29,8 @@ void infer_softmax(ShapeCtx& c) { infer_out_by_rule<kernels::SoftmaxAttrs>(c, sh
 
 // compiler/ops/activation_more.cc: the other unary activations, clip, pow, log_softmax.
 void add_activation_more_ops(std::vector<OpDef>& t);
+// compiler/ops/activation_unary.cc: brelu ... thresholded_relu, log1p ... atanh, round, trunc, isnan_v2 ...
+void add_activation_unary_ops(std::vector<OpDef>& t);
 // The ConvEpilogueFn of an activation without parameters (activation_more.cc).
 bool plain_conv_epilogue(const pb::OpDesc&, float& alpha, float& beta);
 
@@ -76,6 +78,7 @@ void add_activation_ops(std::vector<OpDef>& t) {
                .attrs_struct = "SoftmaxAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
   add_activation_more_ops(t);
+  add_activation_unary_ops(t);
 }
 
 }  // namespace fluidc::ops

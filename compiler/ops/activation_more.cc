@@ -4,6 +4,7 @@
 #include "compiler/ops/registry.h"
 #include "compiler/ops/rule_infer.h"
 #include "compiler/ops/shape_ctx.h"
+#include "compiler/ops/unary_def.h"
 #include "kernels/shapes/activation.h"
 
 namespace fluidc::ops {
@@ -11,43 +12,6 @@ namespace {
 
 // The kernels' rule (kernels/shapes/activation.h): Out like X, axis in range.
 void infer_log_softmax(ShapeCtx& c) { infer_out_by_rule<kernels::SoftmaxAttrs>(c, shapes::softmax_shape); }
-
-// X@GRAD like Out@GRAD, for grad ops that see nothing else.
-void grad_like_out_grad(ShapeCtx& c) {
-  if (c.has_input("Out@GRAD")) c.set_output("X@GRAD", c.input("Out@GRAD"));
-}
-
-/// What Paddle 2.6's grad op of a unary activation reads besides Out@GRAD.
-enum class GradFrom { kX, kOut, kXOut };
-
-std::vector<SlotDef> grad_inputs(GradFrom from) {
-  switch (from) {
-    case GradFrom::kX: return {{"X"}, {"Out@GRAD"}};
-    case GradFrom::kOut: return {{"Out"}, {"Out@GRAD"}};
-    case GradFrom::kXOut: return {{"X"}, {"Out"}, {"Out@GRAD"}};
-  }
-  return {};
-}
-
-/// A pointwise op `type` (scalar function pw::<fn>) and its `type_grad`.
-/// `attrs`/`attrs_struct`: the kernel's attribute struct, or empty.
-/// `epilogue`: how a convolution applies it (ConvEpilogueFn), or null.
-void add_unary(std::vector<OpDef>& t, const std::string& type, const std::string& fn, GradFrom from,
-               std::vector<AttrDef> attrs = {}, const std::string& attrs_struct = "",
-               ConvEpilogueFn epilogue = nullptr) {
-  t.push_back({.type = type, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = attrs,
-               .attrs_struct = attrs_struct, .grad = type + "_grad", .infer_shape = shape_rules::same_as_x,
-               .pointwise = fn, .conv_epilogue = epilogue, .in_place = kUnaryInPlace});
-  t.push_back({.type = type + "_grad", .family = "activation", .inputs = grad_inputs(from),
-               .outputs = {{"X@GRAD", true}}, .attrs = attrs, .attrs_struct = attrs_struct,
-               .infer_shape = shape_rules::grads_like_inputs, .in_place = kUnaryGradInPlace});
-}
-
-template <class S>
-void add_unary(std::vector<OpDef>& t, const std::string& type, const std::string& fn, GradFrom from,
-               const std::string& attrs_struct, ConvEpilogueFn epilogue = nullptr) {
-  add_unary(t, type, fn, from, kernel_attrs<S>(), attrs_struct, epilogue);
-}
 
 // How each fusable activation's attributes travel as a convolution's
 // fuse_alpha / fuse_beta; kernels/cpu/conv_epilogue.h reads them back into
@@ -110,20 +74,11 @@ void add_activation_more_ops(std::vector<OpDef>& t) {
   add_unary(t, "sin", "Sin", G::kX);
   add_unary(t, "cos", "Cos", G::kX);
   add_unary<k::GeluAttrs>(t, "gelu", "Gelu", G::kX, "GeluAttrs");
-  // Paddle gives sign a zero gradient; it is left without a rule here.
+  // Paddle gives sign a zero gradient (a scale by 0); it is left without a rule here.
   t.push_back({.type = "sign", .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-               .infer_shape = shape_rules::same_as_x, .pointwise = "Sign"});
-  // floor and ceil: Paddle's programs carry floor_grad/ceil_grad (zeros), so
-  // they are in the table, but the forward ops name no gradient rule: a zero
-  // gradient is what fluidc's autodiff gives an op without one, and a
-  // finite-difference check of an all-zero gradient proves nothing.
-  for (auto [name, fn] : {std::pair{"floor", "Floor"}, {"ceil", "Ceil"}}) {
-    const std::string type = name;
-    t.push_back({.type = type, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
-                 .infer_shape = shape_rules::same_as_x, .pointwise = fn});
-    t.push_back({.type = type + "_grad", .family = "activation", .inputs = {{"Out@GRAD"}},
-                 .outputs = {{"X@GRAD", true}}, .infer_shape = grad_like_out_grad});
-  }
+               .traits = kZeroGradient, .infer_shape = shape_rules::same_as_x, .pointwise = "Sign"});
+  add_flat_unary(t, "floor", "Floor");
+  add_flat_unary(t, "ceil", "Ceil");
 
   // pow's FactorTensor and clip's Min/Max are run-time scalars that win over
   // the attributes; fusion leaves an op with them alone (its scalar

@@ -53,6 +53,10 @@ enum Trait : unsigned {
   /// distribute pass writes these ops; no CPU path until a distributed
   /// runtime exists, so build/emit refuse programs holding them.
   kCommunication = 1u << 6,
+  /// Flat almost everywhere (floor, ceil, round, trunc, sign): its gradient
+  /// is zero, which Paddle writes as an <op>_grad of zeros. Autodiff passes
+  /// no gradient through it (its outputs need none), which is the same sum.
+  kZeroGradient = 1u << 7,
 };
 
 using InferShapeFn = void (*)(ShapeCtx&);

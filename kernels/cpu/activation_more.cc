@@ -194,22 +194,6 @@ void sign(const Tensor& x, Tensor& out) {
   unary("sign", x, out, kFloat, [](auto v) { return pw::Sign::f(v); });
 }
 
-namespace {
-
-// Zeros shaped like Out@GRAD (floor and ceil are flat almost everywhere).
-void zero_grad(const char* op, const Tensor& out_grad, Tensor* x_grad) {
-  if (!x_grad) return;
-  require_init(op, "Out@GRAD", out_grad);
-  x_grad->resize(out_grad.shape(), out_grad.dtype());
-  visit_float(op, "Out@GRAD", out_grad.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* p = x_grad->data<T>();
-    for (int64_t i = 0, n = x_grad->numel(); i < n; ++i) p[i] = T(0);
-  });
-}
-
-}  // namespace
-
 void floor(const Tensor& x, Tensor& out) {
   unary("floor", x, out, kFloat, [](auto v) { return pw::Floor::f(v); });
 }

@@ -96,6 +96,19 @@ void unary_grad_xo(const char* op, const Tensor& x, const Tensor& o, const Tenso
   });
 }
 
+/// Zeros shaped like Out@GRAD: the gradient Paddle gives ops that are flat
+/// almost everywhere (floor, ceil, round, trunc).
+inline void zero_grad(const char* op, const Tensor& out_grad, Tensor* x_grad) {
+  if (!x_grad) return;
+  require_init(op, "Out@GRAD", out_grad);
+  x_grad->resize(out_grad.shape(), out_grad.dtype());
+  visit_float(op, "Out@GRAD", out_grad.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = x_grad->data<T>();
+    for (int64_t i = 0, n = x_grad->numel(); i < n; ++i) p[i] = T(0);
+  });
+}
+
 /// n elements of T in the thread's scratch tensor `slot` (kernel_util.h):
 /// reused from call to call, so a kernel in steady state does not allocate.
 template <class T>
