@@ -2,8 +2,9 @@
 """Per-op Paddle references for ops added together outside a larger family
 (see tools/op_caselib.py): roll (shifts attribute, ShiftsTensor, flat),
 logsumexp (one axis, several with keepdim, reduce_all), reduce_amax /
-reduce_amin (ties, whose gradient Paddle splits evenly), forward and input
-gradients.
+reduce_amin (ties, whose gradient Paddle splits evenly), dot (1-D, 2-D), unbind
+(its gradient is a stack), meshgrid, linspace (float and integer, run-time Num),
+cumprod (with zeros), forward and input gradients.
 
   python3 tools/op_cases_misc.py   # rewrites test/fixtures/op_cases/misc/
 """
@@ -49,6 +50,44 @@ def main():
     one("amax_all", [2, 3, 2], paddle.amax, value=TIES)
     one("amin_ties_axis_last", [2, 3, 2], lambda x: paddle.amin(x, axis=-1), value=TIES)
     one("amin_int64", [3, 4], lambda x: paddle.amin(x, axis=0), dtype="int64", low=-5, high=5)
+
+    with oc.program(FAMILY) as p:
+        x, y = p.input("x", [6]), p.input("y", [6])
+        p.case("dot_1d", [paddle.dot(x, y)])
+    with oc.program(FAMILY) as p:
+        x, y = p.input("x", [4, 5], dtype="float64"), p.input("y", [4, 5], dtype="float64")
+        p.case("dot_2d_fp64", [paddle.dot(x, y)])
+    one("dot_int32", [5], lambda x: paddle.dot(x, x), dtype="int32", low=-9, high=9)
+
+    one("unbind_axis1", [2, 3, 4], lambda x: paddle.stack(paddle.unbind(x, axis=1)[::-1], axis=0),
+        notes="the outputs restacked in reverse so each slice's gradient lands in its own place")
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [3, 2])
+        a, b, c = paddle.unbind(x, axis=0)
+        p.case("unbind_axis0_outputs", [a, b, c])
+    with oc.program(FAMILY) as p:
+        xs = [p.input("x", [3]), p.input("y", [4]), p.input("z", [2])]
+        p.case("meshgrid_three", list(paddle.meshgrid(*xs)))
+    with oc.program(FAMILY) as p:
+        x, y = p.input("x", [3], dtype="float64"), p.input("y", [1], dtype="float64")
+        p.case("meshgrid_two_fp64", list(paddle.meshgrid(x, y)))
+    with oc.program(FAMILY) as p:
+        num = p.input("num", [1], dtype="int32", grad=False, value=np.array([7]))
+        out = paddle.linspace(-1.3, 2.1, num, dtype="float32")
+        p.case("linspace_run_time_num", [paddle.reshape(out, [7])], grads=False)
+    # op_case.sh feeds at least one input: Start comes from a fed tensor here.
+    with oc.program(FAMILY) as p:
+        start = p.input("start", [1], dtype="int32", grad=False, value=np.array([0]))
+        p.case("linspace_int32", [paddle.linspace(start, 10, 4, dtype="int32")], grads=False)
+    with oc.program(FAMILY) as p:
+        stop = p.input("stop", [1], dtype="float64", grad=False, value=np.array([5.0]))
+        p.case("linspace_fp64_one", [paddle.linspace(3, stop, 1, dtype="float64")], grads=False)
+
+    one("cumprod_dim1", [3, 4, 2], lambda x: paddle.cumprod(x, dim=1), low=-1.5, high=1.5)
+    one("cumprod_dim_last_zeros", [2, 5], lambda x: paddle.cumprod(x, dim=-1),
+        value=np.array([[2.0, 0.0, 3.0, 0.5, -1.0], [0.0, 1.5, 0.0, 2.0, 1.0]]),
+        notes="zeros: the gradient must not divide by X")
+    one("cumprod_int64", [3, 3], lambda x: paddle.cumprod(x, dim=0), dtype="int64", low=-3, high=4)
     oc.finish()
 
 

@@ -3,7 +3,7 @@
 
 #include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
-#include "kernels/shapes/roll.h"
+#include "kernels/shapes/tensor_manip_misc.h"
 #include "kernels/tensor_manip_misc.h"
 
 namespace fluidc::kernels {

@@ -39,4 +39,29 @@ inline std::string roll_plan(const Shape& x, const std::vector<int64_t>& shifts,
   return {};
 }
 
+/// unbind: Out[i] is X without dim `axis`, one per index along it; the
+/// number of outputs must be that dim (unless it is unknown, -1).
+inline std::string unbind_shape(const Shape& x, int axis, int num_outs, int& a, Shape& out) {
+  a = axis < 0 ? axis + x.rank : axis;
+  if (a < 0 || a >= x.rank) return fmt::format("axis {} is out of range for X {}", axis, x.str());
+  if (x.d[a] >= 0 && x.d[a] != num_outs)
+    return fmt::format("X {} has {} entries along axis {} but the op has {} outputs", x.str(), x.d[a], axis,
+                       num_outs);
+  out.rank = 0;
+  for (int i = 0; i < x.rank; ++i)
+    if (i != a) out.d[out.rank++] = x.d[i];
+  return {};
+}
+
+/// meshgrid: each X[i] 1-D (or 0-D: one value); every Out is [len(X[0]), ..., len(X[n-1])].
+inline std::string meshgrid_shape(const Shape* xs, int n, Shape& out) {
+  if (n < 1 || n > Shape::kMaxRank) return fmt::format("meshgrid takes 1 to {} inputs, got {}", Shape::kMaxRank, n);
+  out.rank = n;
+  for (int i = 0; i < n; ++i) {
+    if (xs[i].rank > 1) return fmt::format("X[{}] {} must be 1-D or 0-D", i, xs[i].str());
+    out.d[i] = xs[i].rank == 0 ? 1 : xs[i].d[0];
+  }
+  return {};
+}
+
 }  // namespace fluidc::shapes
