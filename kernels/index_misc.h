@@ -43,4 +43,35 @@ void cumprod(const Tensor& x, Tensor& out, const CumprodAttrs& attrs);
 void cumprod_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
                   const CumprodAttrs& attrs);
 
+/// Attributes of `kthvalue` and `kthvalue_grad`.
+struct KthvalueAttrs {
+  int k = 1;        ///< 1-based: k = 1 is the smallest
+  int axis = -1;
+  bool keepdim = false;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("k", &KthvalueAttrs::k);
+    f("axis", &KthvalueAttrs::axis);
+    f("keepdim", &KthvalueAttrs::keepdim);
+  }
+};
+/// Out = the k-th smallest value along `axis`, Indices (int64) its position
+/// there; the dim is removed unless keepdim. NaN sorts above every number;
+/// among equal values the lowest position is taken (Paddle leaves that
+/// order unspecified). fp32, fp64, int32, int64.
+void kthvalue(const Tensor& x, Tensor& out, Tensor& indices, const KthvalueAttrs& attrs);
+/// X@GRAD = zeros with Out@GRAD placed at Indices along `axis`. fp32, fp64.
+void kthvalue_grad(const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
+                   const KthvalueAttrs& attrs);
+
+/// Out = X with each Updates row added at the X position its Index tuple
+/// names (Index [..., K] int32/int64 addresses X's first K dims; Updates is
+/// Index's leading dims then X's dims from K on); repeated tuples add up.
+/// fp32, fp64, int32, int64.
+void scatter_nd_add(const Tensor& x, const Tensor& index, const Tensor& updates, Tensor& out);
+/// X@GRAD = Out@GRAD; Updates@GRAD = gather_nd(Out@GRAD, Index).
+void scatter_nd_add_grad(const Tensor& index, const Tensor& updates, const Tensor& out_grad, Tensor* x_grad,
+                         Tensor* updates_grad);
+
 }  // namespace fluidc::kernels

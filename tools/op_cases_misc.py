@@ -4,7 +4,9 @@
 logsumexp (one axis, several with keepdim, reduce_all), reduce_amax /
 reduce_amin (ties, whose gradient Paddle splits evenly), dot (1-D, 2-D), unbind
 (its gradient is a stack), meshgrid, linspace (float and integer, run-time Num),
-cumprod (with zeros), forward and input gradients.
+cumprod (with zeros), kthvalue (Out and Indices), scatter_nd_add (repeated
+index tuples), lerp (scalar and broadcast tensor weights), forward and input
+gradients.
 
   python3 tools/op_cases_misc.py   # rewrites test/fixtures/op_cases/misc/
 """
@@ -88,6 +90,40 @@ def main():
         value=np.array([[2.0, 0.0, 3.0, 0.5, -1.0], [0.0, 1.5, 0.0, 2.0, 1.0]]),
         notes="zeros: the gradient must not divide by X")
     one("cumprod_int64", [3, 3], lambda x: paddle.cumprod(x, dim=0), dtype="int64", low=-3, high=4)
+
+    # Distinct values (a permutation): which of two equal values kthvalue
+    # returns is unspecified in Paddle. Indices (int64, though the program
+    # declares it float32) is recorded outside the loss.
+    perm = np.random.default_rng(3).permutation(24).reshape(2, 3, 4) * 0.25 - 3.0
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [2, 3, 4], value=perm)
+        out, idx = paddle.kthvalue(x, 2, axis=1)
+        p.case("kthvalue_axis1", [out], extra=[idx])
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [2, 3, 4], value=perm)
+        out, idx = paddle.kthvalue(x, 4, keepdim=True)
+        p.case("kthvalue_last_keepdim", [out], extra=[idx])
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [5, 3], dtype="float64")
+        out, idx = paddle.kthvalue(x, 5, axis=0)
+        p.case("kthvalue_largest_fp64", [out], extra=[idx])
+
+    with oc.program(FAMILY) as p:
+        x, upd = p.input("x", [4, 3]), p.input("updates", [3, 3])
+        index = p.input("index", [3, 1], dtype="int64", grad=False, value=np.array([[2], [0], [2]]))
+        p.case("scatter_nd_add_rows_repeated", [paddle.scatter_nd_add(x, index, upd)])
+    with oc.program(FAMILY) as p:
+        x, upd = p.input("x", [3, 4, 2]), p.input("updates", [2, 2], dtype="float32")
+        index = p.input("index", [2, 2], dtype="int32", grad=False, value=np.array([[1, 3], [0, 0]]))
+        p.case("scatter_nd_add_two_coords", [paddle.scatter_nd_add(x, index, upd)])
+
+    with oc.program(FAMILY) as p:
+        x, y = p.input("x", [3, 4]), p.input("y", [3, 4])
+        p.case("lerp_scalar_weight", [paddle.lerp(x, y, 0.3)])
+    with oc.program(FAMILY) as p:
+        x, y = p.input("x", [2, 3, 4]), p.input("y", [3, 1])
+        w = p.input("w", [4], grad=False, low=0, high=1)
+        p.case("lerp_broadcast", [paddle.lerp(x, y, w)])
     oc.finish()
 
 

@@ -1,5 +1,8 @@
-// test/unit/kernels/index_misc_test.cc - linspace and cumprod: values, dtypes, zeros, errors, gradients.
+// test/unit/kernels/index_misc_test.cc - linspace, cumprod, kthvalue, scatter_nd_add: values, dtypes, errors, gradients.
 #include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
 
 #include "kernels/index.h"
 #include "runtime/error.h"
@@ -73,4 +76,83 @@ TEST_CASE("cumprod_grad matches finite differences", "[cumprod][grad][gradcheck]
                            kernels::cumprod_grad(x, out, dout, g[0], along(dim));
                          });
     }
+}
+
+namespace {
+
+kernels::KthvalueAttrs kth(int k, int axis, bool keep = false) {
+  kernels::KthvalueAttrs a;
+  a.k = k;
+  a.axis = axis;
+  a.keepdim = keep;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("kthvalue: values and positions, keepdim, NaN last, ties by position", "[kthvalue]") {
+  Tensor out, idx, dx;
+  const Tensor x = f32(Shape{2, 4}, {5, 1, 4, 2, -1, 7, 3, 0});
+  kernels::kthvalue(x, out, idx, kth(2, 1));
+  REQUIRE(out.shape() == Shape{2});
+  CHECK(values(out) == std::vector<double>{2, 0});
+  CHECK(values(idx) == std::vector<double>{3, 3});
+  kernels::kthvalue(x, out, idx, kth(1, 0, true));
+  REQUIRE(out.shape() == Shape{1, 4});
+  CHECK(values(out) == std::vector<double>{-1, 1, 3, 0});
+  CHECK(values(idx) == std::vector<double>{1, 0, 1, 1});
+  kernels::kthvalue_grad(x, idx, f32(Shape{1, 4}, {1, 2, 3, 4}), &dx, kth(1, 0, true));
+  CHECK(values(dx) == std::vector<double>{0, 2, 0, 0, 1, 0, 3, 4});
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  kernels::kthvalue(f32(Shape{3}, {nan, 2, 2}), out, idx, kth(2, 0));
+  CHECK(values(out) == std::vector<double>{2});
+  CHECK(values(idx) == std::vector<double>{2});
+  kernels::kthvalue(f32(Shape{3}, {nan, 2, 2}), out, idx, kth(3, 0));
+  CHECK(std::isnan(get(out, 0)));
+  kernels::kthvalue(i64(Shape{3}, {9, -4, 6}), out, idx, kth(3, -1));
+  CHECK(values(out) == std::vector<double>{9});
+  CHECK_THROWS_WITH(kernels::kthvalue(x, out, idx, kth(5, 1)), Catch::Contains("out of range"));
+}
+
+TEST_CASE("scatter_nd_add: repeated tuples add up, partial index, grads", "[scatter_nd_add]") {
+  Tensor out, dx, du;
+  const Tensor x = f32(Shape{3, 2}, {1, 2, 3, 4, 5, 6});
+  const Tensor index = i64(Shape{3, 1}, {2, 0, 2});
+  const Tensor upd = f32(Shape{3, 2}, {10, 20, 30, 40, 50, 60});
+  kernels::scatter_nd_add(x, index, upd, out);
+  CHECK(values(out) == std::vector<double>{31, 42, 3, 4, 65, 86});
+  const Tensor full = i32(Shape{2, 2}, {1, 1, 1, 1});
+  kernels::scatter_nd_add(x, full, f32(Shape{2}, {1, 2}), out);
+  CHECK(values(out) == std::vector<double>{1, 2, 3, 7, 5, 6});
+  const Tensor g = f32(Shape{3, 2}, {1, 2, 3, 4, 5, 6});
+  kernels::scatter_nd_add_grad(index, upd, g, &dx, &du);
+  CHECK(values(dx) == std::vector<double>{1, 2, 3, 4, 5, 6});
+  CHECK(values(du) == std::vector<double>{5, 6, 1, 2, 5, 6});
+  CHECK_THROWS_WITH(kernels::scatter_nd_add(x, i64(Shape{1, 1}, {3}), f32(Shape{1, 2}, {1, 1}), out),
+                    Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(kernels::scatter_nd_add(x, index, f32(Shape{3}, {1, 1, 1}), out), Catch::Contains("Updates"));
+}
+
+TEST_CASE("kthvalue / scatter_nd_add grads match finite differences", "[index][grad][gradcheck]") {
+  for (DType dt : {DType::kFP32, DType::kFP64}) {
+    std::mt19937 rng(4);
+    Tensor x = random(Shape{3, 5, 2}, dt, rng);
+    // Distinct values spaced more than the step apart: the order never flips.
+    for (int64_t i = 0; i < x.numel(); ++i) set(x, i, (i * 7 % 30) * 0.05 - 0.75);
+    for (auto a : {kth(2, 1), kth(3, 0, true), kth(1, -1)}) {
+      Tensor out, idx;
+      CHECK_GRADCHECK_OP("kthvalue", {&x}, [&](Tensor& o) { kernels::kthvalue(x, o, idx, a); },
+                         [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                           kernels::kthvalue(x, out, idx, a);
+                           kernels::kthvalue_grad(x, idx, dout, g[0], a);
+                         });
+    }
+    Tensor base = random(Shape{4, 3}, dt, rng), upd = random(Shape{3, 3}, dt, rng);
+    const Tensor index = i64(Shape{3, 1}, {1, 3, 1});
+    CHECK_GRADCHECK_OP("scatter_nd_add", {&base, &upd},
+                       [&](Tensor& o) { kernels::scatter_nd_add(base, index, upd, o); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         kernels::scatter_nd_add_grad(index, upd, dout, g[0], g[1]);
+                       });
+  }
 }
