@@ -12,15 +12,14 @@ using namespace detail;
 
 namespace {
 
-// Out = X rolled by `sign` times the shifts (sign -1: the gradient's roll back).
+// Out = X rolled by the shifts, or back (the gradient).
 void roll_impl(const char* op, const char* role, const Tensor& x, const Tensor* shifts_tensor, Tensor& out,
-               const RollAttrs& a, int64_t sign) {
+               const RollAttrs& a, bool back) {
   require_init(op, role, x);
-  std::vector<int64_t> shifts = shifts_tensor ? int_values(op, "ShiftsTensor", *shifts_tensor) : a.shifts;
-  for (int64_t& s : shifts) s *= sign;
+  const std::vector<int64_t> shifts = shifts_tensor ? int_values(op, "ShiftsTensor", *shifts_tensor) : a.shifts;
   bool flat = false;
   int64_t shift[Shape::kMaxRank];
-  require_rule(op, shapes::roll_plan(x.shape(), shifts, a.axis, shift, flat));
+  require_rule(op, shapes::roll_plan(x.shape(), shifts, a.axis, shift, flat, back));
   // A flat roll is a roll of the one-dim view.
   const Shape s = flat ? Shape{x.numel()} : x.shape();
   OutBuf buf(&out, Slot::kOut0, &out == &x);
@@ -64,7 +63,7 @@ void roll_impl(const char* op, const char* role, const Tensor& x, const Tensor* 
 }  // namespace
 
 void roll(const Tensor& x, const Tensor* shifts_tensor, Tensor& out, const RollAttrs& attrs) {
-  roll_impl("roll", "X", x, shifts_tensor, out, attrs, 1);
+  roll_impl("roll", "X", x, shifts_tensor, out, attrs, false);
 }
 
 void roll_grad(const Tensor& x, const Tensor* shifts_tensor, const Tensor& out_grad, Tensor* x_grad,
@@ -74,7 +73,7 @@ void roll_grad(const Tensor& x, const Tensor* shifts_tensor, const Tensor& out_g
   require_init(op, "X", x);
   require_init(op, "Out@GRAD", out_grad);
   require_same_shape(op, "X", x, "Out@GRAD", out_grad);
-  roll_impl(op, "Out@GRAD", out_grad, shifts_tensor, *x_grad, attrs, -1);
+  roll_impl(op, "Out@GRAD", out_grad, shifts_tensor, *x_grad, attrs, true);
 }
 
 }  // namespace fluidc::kernels

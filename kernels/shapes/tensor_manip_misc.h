@@ -14,17 +14,22 @@ namespace fluidc::shapes {
 /// The net shift of each dim of X in [0, dim) (`flat`: X is rolled as one
 /// sequence of numel elements by shift[0]), or the reason the shifts and axes
 /// are invalid. Paddle's rule: without axes exactly one shift; otherwise one
-/// shift per axis, each axis in [-rank, rank).
+/// shift per axis, each axis in [-rank, rank). `back` (the gradient) rolls
+/// the other way. Each shift is wrapped into its dim before they are added,
+/// so no value a program gives overflows. A dim not known yet (the compiler)
+/// keeps shift 0.
 inline std::string roll_plan(const Shape& x, const std::vector<int64_t>& shifts, const std::vector<int64_t>& axis,
-                             int64_t (&shift)[Shape::kMaxRank], bool& flat) {
+                             int64_t (&shift)[Shape::kMaxRank], bool& flat, bool back = false) {
   for (int64_t& s : shift) s = 0;
   flat = axis.empty();
   auto wrap = [](int64_t s, int64_t n) { return n <= 0 ? 0 : ((s % n) + n) % n; };
+  auto finish = [&](int64_t& s, int64_t n) { s = n <= 0 ? 0 : back ? (n - wrap(s, n)) % n : wrap(s, n); };
   if (flat) {
     if (shifts.size() != 1)
       return fmt::format("without axes roll takes one shift, got {}", shifts.size());
     const int64_t n = numel_of(x, 0, x.rank);
-    shift[0] = n < 0 ? shifts[0] : wrap(shifts[0], n);
+    shift[0] = shifts[0];
+    finish(shift[0], n);
     return {};
   }
   if (shifts.size() != axis.size())
@@ -32,10 +37,9 @@ inline std::string roll_plan(const Shape& x, const std::vector<int64_t>& shifts,
   for (size_t k = 0; k < axis.size(); ++k) {
     const int64_t d = axis[k] < 0 ? axis[k] + x.rank : axis[k];
     if (d < 0 || d >= x.rank) return fmt::format("axis {} is out of range for X {}", axis[k], x.str());
-    shift[d] += shifts[k];
+    shift[d] += wrap(shifts[k], x.d[d]);  // each in [0, dim): the sum cannot overflow
   }
-  for (int d = 0; d < x.rank; ++d)
-    if (x.d[d] >= 0) shift[d] = wrap(shift[d], x.d[d]);
+  for (int d = 0; d < x.rank; ++d) finish(shift[d], x.d[d]);
   return {};
 }
 

@@ -1,6 +1,7 @@
 // test/unit/kernels/roll_test.cc - roll: hand-computed values, flat and repeated axes, ShiftsTensor, errors, gradient.
 #include <catch2/catch.hpp>
 
+#include <climits>
 #include <numeric>
 
 #include "kernels/tensor_manip.h"
@@ -44,6 +45,12 @@ TEST_CASE("roll: axes, flat, negative and large shifts, ShiftsTensor, in place",
   const Tensor st = i64(Shape{1}, {-2});
   kernels::roll(i64(Shape{4}, {5, 6, 7, 8}), &st, out, roll_by({1}, {0}));  // the tensor wins
   CHECK(values(out) == std::vector<double>{7, 8, 5, 6});
+  // Extreme shifts wrap without overflowing (a program's values are untrusted).
+  kernels::roll(iota(Shape{3}), nullptr, out, roll_by({INT64_MIN, INT64_MAX}, {0, 0}));
+  CHECK(values(out) == std::vector<double>{1, 2, 0});  // -2^63 = 1 and 2^63 - 1 = 1 (mod 3): a shift of 2
+  Tensor back;
+  kernels::roll_grad(iota(Shape{3}), nullptr, out, &back, roll_by({INT64_MIN, INT64_MAX}, {0, 0}));
+  CHECK(values(back) == std::vector<double>{0, 1, 2});
   Tensor x = iota(Shape{3});
   kernels::roll(x, nullptr, x, roll_by({1}, {0}));
   CHECK(values(x) == std::vector<double>{2, 0, 1});
