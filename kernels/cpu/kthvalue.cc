@@ -1,7 +1,6 @@
 // kernels/cpu/kthvalue.cc - kthvalue (the k-th smallest along an axis, with its position) and its gradient.
 #include <algorithm>
 #include <cmath>
-#include <utility>
 #include <vector>
 
 #include "kernels/cpu/index_util.h"
@@ -23,13 +22,13 @@ AxisView kth_lines(const char* op, const Shape& xs, const KthvalueAttrs& at, Sha
 
 // Strictly before: NaN after every number, equal values by position.
 template <class T>
-bool before(const std::pair<T, int64_t>& l, const std::pair<T, int64_t>& r) {
+bool before(T l, int64_t li, T r, int64_t ri) {
   if constexpr (std::is_floating_point_v<T>) {
-    const bool ln = std::isnan(l.first), rn = std::isnan(r.first);
+    const bool ln = std::isnan(l), rn = std::isnan(r);
     if (ln != rn) return rn;
-    if (ln) return l.second < r.second;
+    if (ln) return li < ri;
   }
-  return l.first < r.first || (l.first == r.first && l.second < r.second);
+  return l < r || (l == r && li < ri);
 }
 
 }  // namespace
@@ -49,16 +48,21 @@ void kthvalue(const Tensor& x, Tensor& out, Tensor& indices, const KthvalueAttrs
     const T* px = x.data<T>();
     T* po = bo.get().data<T>();
     int64_t* pi = bi.get().data<int64_t>();
-    thread_local std::vector<std::pair<T, int64_t>> line;
-    line.resize(static_cast<size_t>(v.mid));
-    const auto kth = line.begin() + (attrs.k - 1);
+    // The positions of one line, partly ordered by value (a scratch slot,
+    // grow-only: no thread_local, which the JIT's runtime would need twice).
+    Tensor& order = scratch(Slot::kTmp0);
+    order.resize(Shape{v.mid}, DType::kInt64);
+    int64_t* line = order.data<int64_t>();
     for (int64_t o = 0; o < v.outer; ++o)
       for (int64_t j = 0; j < v.inner; ++j) {
         const T* base = px + o * v.mid * v.inner + j;
-        for (int64_t m = 0; m < v.mid; ++m) line[m] = {base[m * v.inner], m};
-        std::nth_element(line.begin(), kth, line.end(), before<T>);
-        po[o * v.inner + j] = kth->first;
-        pi[o * v.inner + j] = kth->second;
+        for (int64_t m = 0; m < v.mid; ++m) line[m] = m;
+        std::nth_element(line, line + (attrs.k - 1), line + v.mid, [&](int64_t a, int64_t b) {
+          return before<T>(base[a * v.inner], a, base[b * v.inner], b);
+        });
+        const int64_t at = line[attrs.k - 1];
+        po[o * v.inner + j] = base[at * v.inner];
+        pi[o * v.inner + j] = at;
       }
   });
   bo.finish();
