@@ -70,4 +70,13 @@ void elementwise_pow_grad(const Tensor& x, const Tensor& y, const Tensor& out_gr
 void elementwise_div_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& out_grad,
                           Tensor* x_grad, Tensor* y_grad, const ElementwiseAttrs& attrs);
 
+/// Out = X + Weight * (Y - X), the three broadcast together (numpy rule).
+/// fp32, fp64.
+void lerp(const Tensor& x, const Tensor& y, const Tensor& weight, Tensor& out);
+/// X@GRAD = Out@GRAD * (1 - Weight), Y@GRAD = Out@GRAD * Weight, each summed
+/// back over the dims it was broadcast along. Out is accepted (Paddle passes
+/// it) but not read; Weight gets no gradient (Paddle gives none).
+void lerp_grad(const Tensor& x, const Tensor& y, const Tensor& weight, const Tensor& out, const Tensor& out_grad,
+               Tensor* x_grad, Tensor* y_grad);
+
 }  // namespace fluidc::kernels

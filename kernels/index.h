@@ -218,3 +218,5 @@ void take_along_axis_grad(const Tensor& input, const Tensor& index, const Tensor
                           const TakeAlongAxisAttrs& attrs);
 
 }  // namespace fluidc::kernels
+
+#include "kernels/index_misc.h"  // linspace, cumprod, kthvalue, scatter_nd_add

@@ -1,4 +1,4 @@
-// kernels/interp.h - nearest / bilinear resizing of NCHW or NHWC images (Paddle's *_interp_v2 and v1 ops) and gradients.
+// kernels/interp.h - nearest / bilinear / bicubic resizing of images, linear and trilinear of 1-D and 3-D data (Paddle's *_interp_v2 and v1 ops), and gradients.
 //
 // The output size comes, first match wins, from SizeTensor (one int tensor
 // per spatial dim), OutSize (an int tensor [out_h, out_w]), the Scale tensor
@@ -110,5 +110,26 @@ void nearest_interp_grad(const Tensor& x, const Tensor* out_size, const Tensor* 
 void bilinear_interp_grad(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor,
                           int num_size_tensor, const Tensor* scale, const Tensor& out_grad, Tensor* x_grad,
                           const InterpV1Attrs& attrs);
+
+/// linear_interp_v2 (X [N, C, W] or [N, W, C]), trilinear_interp_v2 (X
+/// [N, C, D, H, W] or channel-last) and bicubic_interp_v2 (4-D, Keys' cubic
+/// with a = -0.75, edge inputs repeated): the same attributes and size
+/// inputs, one value per spatial dim (kernels/shapes/interp_nd.h).
+void linear_interp_v2(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor, int num_size_tensor,
+                      const Tensor* scale, Tensor& out, const InterpAttrs& attrs);
+void trilinear_interp_v2(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor,
+                         int num_size_tensor, const Tensor* scale, Tensor& out, const InterpAttrs& attrs);
+void bicubic_interp_v2(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor, int num_size_tensor,
+                       const Tensor* scale, Tensor& out, const InterpAttrs& attrs);
+/// X@GRAD: each Out@GRAD value added back onto the inputs it sampled, with the same weights.
+void linear_interp_v2_grad(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor,
+                           int num_size_tensor, const Tensor* scale, const Tensor& out_grad, Tensor* x_grad,
+                           const InterpAttrs& attrs);
+void trilinear_interp_v2_grad(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor,
+                              int num_size_tensor, const Tensor* scale, const Tensor& out_grad, Tensor* x_grad,
+                              const InterpAttrs& attrs);
+void bicubic_interp_v2_grad(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor,
+                            int num_size_tensor, const Tensor* scale, const Tensor& out_grad, Tensor* x_grad,
+                            const InterpAttrs& attrs);
 
 }  // namespace fluidc::kernels

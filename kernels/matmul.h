@@ -92,4 +92,15 @@ void bmm(const Tensor& x, const Tensor& y, Tensor& out);
 /// X@GRAD[b] = Out@GRAD[b] @ Y[b]^T, Y@GRAD[b] = X[b]^T @ Out@GRAD[b].
 void bmm_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad, Tensor* y_grad);
 
+/// dot takes no attributes; the empty struct lets it share the product shape rule.
+struct DotAttrs {
+  template <class F>
+  static void fields(F&&) {}
+};
+/// Out = sum of X * Y along the last dim: X and Y both [D] (Out 0-D) or
+/// both [N, D] (Out [N], one product per row). fp32, fp64, int32, int64.
+void dot(const Tensor& x, const Tensor& y, Tensor& out);
+/// X@GRAD = Out@GRAD * Y, Y@GRAD = Out@GRAD * X (Out@GRAD repeated along D).
+void dot_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad, Tensor* y_grad);
+
 }  // namespace fluidc::kernels

@@ -105,4 +105,39 @@ void p_norm(const Tensor& x, Tensor& out, const PNormAttrs& attrs);
 void p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
                  const PNormAttrs& attrs);
 
+/// reduce_amax / reduce_amin: Out as reduce_max / reduce_min (ReduceAttrs;
+/// `dim` may come as int64s). X: fp32, fp64, int32, int64.
+void reduce_amax(const Tensor& x, Tensor& out, const ReduceAttrs& attrs);
+void reduce_amin(const Tensor& x, Tensor& out, const ReduceAttrs& attrs);
+/// Unlike reduce_max_grad, the gradient is split evenly among tied
+/// extrema: X@GRAD = Out@GRAD / (number of X equal to Out in the group)
+/// where X equals Out, 0 elsewhere (as Paddle 2.6). fp32/fp64.
+void reduce_amax_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                      const ReduceAttrs& attrs);
+void reduce_amin_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                      const ReduceAttrs& attrs);
+
+/// Attributes of `logsumexp` and its gradient: reduce over `axis` (default
+/// {0}; empty, every dim, or reduce_all: all of them), keeping the reduced
+/// dims as 1s when keepdim.
+struct LogsumexpAttrs {
+  std::vector<int> axis = {0};
+  bool keepdim = false;
+  bool reduce_all = false;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &LogsumexpAttrs::axis);
+    f("keepdim", &LogsumexpAttrs::keepdim);
+    f("reduce_all", &LogsumexpAttrs::reduce_all);
+  }
+};
+/// Out = m + log(sum exp(X - m)) over the reduced dims, m their maximum (so
+/// no exp overflows). A group whose maximum is infinite gives that infinity
+/// (Paddle 2.6 gives NaN for an all -inf group). fp32/fp64.
+void logsumexp(const Tensor& x, Tensor& out, const LogsumexpAttrs& attrs);
+/// X@GRAD = Out@GRAD * exp(X - Out), Out broadcast back over the reduced dims.
+void logsumexp_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                    const LogsumexpAttrs& attrs);
+
 }  // namespace fluidc::kernels

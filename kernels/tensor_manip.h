@@ -93,3 +93,4 @@ void concat_grad(const Tensor* const* xs, int n, const Tensor& out_grad, Tensor*
 }  // namespace fluidc::kernels
 
 #include "kernels/tensor_manip_more.h"  // split, stack, expand, tile, shape, size, ...
+#include "kernels/tensor_manip_misc.h"  // roll, unbind, meshgrid

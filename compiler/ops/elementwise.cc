@@ -1,10 +1,11 @@
-// compiler/ops/elementwise.cc - elementwise_add/sub/mul/div with Paddle's axis broadcasting, and grads.
+// compiler/ops/elementwise.cc - elementwise_add/sub/mul/div with Paddle's axis broadcasting, lerp, and grads.
 #include <fmt/format.h>
 
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/elementwise.h"
+#include "kernels/shapes/lerp.h"
 
 namespace fluidc::ops {
 namespace {
@@ -31,6 +32,23 @@ void infer_elementwise(ShapeCtx& c) {
 bool add_bias_add(const pb::OpDesc& op, BiasAdd& ba) {
   ba = {.axis = parse_attrs<kernels::ElementwiseAttrs>(op).axis};
   return true;
+}
+
+void infer_lerp(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  const TensorType& y = c.input("Y");
+  const TensorType& w = c.input("Weight");
+  rt::Shape xs, ys, ws, xa, ya, wa, os;
+  if (!x.known || !y.known || !w.known || !shape_rules::to_shape(c, x, xs) || !shape_rules::to_shape(c, y, ys) ||
+      !shape_rules::to_shape(c, w, ws))
+    return;
+  if (std::string e = shapes::lerp_shape(xs, ys, ws, xa, ya, wa, os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType out = x;
+  out.dims = shape_rules::from_shape(os);
+  c.set_output("Out", out);
 }
 
 }  // namespace
@@ -87,6 +105,12 @@ void add_elementwise_ops(std::vector<OpDef>& t) {
                  .attrs_struct = "ElementwiseAttrs",
                  .infer_shape = shape_rules::grads_like_inputs});
   }
+  // lerp: three operands broadcast together; not fusable (three inputs).
+  t.push_back({.type = "lerp", .family = "elementwise", .inputs = {{"X"}, {"Y"}, {"Weight"}}, .outputs = {{"Out"}},
+               .grad = "lerp_grad", .infer_shape = infer_lerp});
+  t.push_back({.type = "lerp_grad", .family = "elementwise",
+               .inputs = {{"X"}, {"Y"}, {"Weight"}, {"Out"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
 }
 
 }  // namespace fluidc::ops

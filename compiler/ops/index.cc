@@ -157,6 +157,9 @@ void infer_cumsum(ShapeCtx& c) { infer_out_by_rule<kernels::CumsumAttrs>(c, shap
 
 }  // namespace
 
+// compiler/ops/index_misc.cc: linspace, cumprod, kthvalue, scatter_nd_add.
+void add_index_misc_ops(std::vector<OpDef>& t);
+
 void add_index_ops(std::vector<OpDef>& t) {
   const auto lookup_attrs = kernel_attrs<kernels::LookupTableV2Attrs>();
   t.push_back({.type = "lookup_table_v2", .family = "index", .inputs = {{"Ids"}, {"W"}}, .outputs = {{"Out"}},
@@ -246,6 +249,7 @@ void add_index_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "cumsum_grad", .family = "index", .inputs = {{"X"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .attrs = cumsum_attrs, .attrs_struct = "CumsumAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
+  add_index_misc_ops(t);
 }
 
 }  // namespace fluidc::ops

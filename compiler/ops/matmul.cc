@@ -1,4 +1,4 @@
-// compiler/ops/matmul.cc - mul, matmul (v1), matmul_v2 and bmm with their grads: the GEMM ops.
+// compiler/ops/matmul.cc - mul, matmul (v1), matmul_v2, bmm and dot with their grads: the GEMM ops.
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
@@ -54,6 +54,11 @@ void add_matmul_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "bmm", .family = "matmul", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}}, .grad = "bmm_grad",
                .infer_shape = infer_product<kernels::BmmAttrs, shapes::bmm_shape>});
   t.push_back({.type = "bmm_grad", .family = "matmul", .inputs = {{"X"}, {"Y"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+  // dot: row-wise inner products of 1-D or 2-D operands.
+  t.push_back({.type = "dot", .family = "matmul", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}}, .grad = "dot_grad",
+               .infer_shape = infer_product<kernels::DotAttrs, shapes::dot_shape>});
+  t.push_back({.type = "dot_grad", .family = "matmul", .inputs = {{"X"}, {"Y"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
 }
 

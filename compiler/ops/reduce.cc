@@ -1,4 +1,4 @@
-// compiler/ops/reduce.cc - mean, reduce_mean/sum/max/min/prod/any/all, p_norm and sum (accumulation) with grads.
+// compiler/ops/reduce.cc - mean, reduce_mean/sum/max/min/prod/amax/amin/any/all, logsumexp, p_norm and sum (accumulation) with grads.
 #include <fmt/format.h>
 
 #include "compiler/ir/attrs.h"
@@ -57,6 +57,13 @@ void infer_p_norm(ShapeCtx& c) {
   infer_reduce_with<false, false>(c, x, xs, shapes::p_norm_as_reduce(parse_attrs<kernels::PNormAttrs>(c.op())));
 }
 
+void infer_logsumexp(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  infer_reduce_with<false, false>(c, x, xs, shapes::logsumexp_as_reduce(parse_attrs<kernels::LogsumexpAttrs>(c.op())));
+}
+
 void infer_sum(ShapeCtx& c) {
   const TensorType& first = c.input("X", 0);
   for (int i = 1; i < c.num_inputs("X"); ++i) {
@@ -99,6 +106,21 @@ void add_reduce_ops(std::vector<OpDef>& t) {
                  .outputs = {{"X@GRAD", true}}, .attrs = attrs, .attrs_struct = "ReduceAttrs",
                  .infer_shape = shape_rules::grads_like_inputs});
   }
+  // amax / amin: max / min whose gradient splits evenly among tied extrema
+  // (Paddle writes their `dim` as int64s; the attribute reads either).
+  for (std::string fwd : {"reduce_amax", "reduce_amin"}) {
+    t.push_back({.type = fwd, .family = "reduce", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = attrs,
+                 .attrs_struct = "ReduceAttrs", .grad = fwd + "_grad", .infer_shape = infer_reduce<false>});
+    t.push_back({.type = fwd + "_grad", .family = "reduce", .inputs = {{"X"}, {"Out"}, {"Out@GRAD"}},
+                 .outputs = {{"X@GRAD", true}}, .attrs = attrs, .attrs_struct = "ReduceAttrs",
+                 .infer_shape = shape_rules::grads_like_inputs});
+  }
+  const std::vector<AttrDef> lse_attrs = kernel_attrs<kernels::LogsumexpAttrs>();
+  t.push_back({.type = "logsumexp", .family = "reduce", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = lse_attrs,
+               .attrs_struct = "LogsumexpAttrs", .grad = "logsumexp_grad", .infer_shape = infer_logsumexp});
+  t.push_back({.type = "logsumexp_grad", .family = "reduce", .inputs = {{"X"}, {"Out"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .attrs = lse_attrs, .attrs_struct = "LogsumexpAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
   for (std::string fwd : {"reduce_any", "reduce_all"})
     t.push_back({.type = fwd, .family = "reduce", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = attrs,
                  .attrs_struct = "ReduceAttrs", .infer_shape = infer_reduce<false, true>});

@@ -105,6 +105,8 @@ void infer_concat_grad(ShapeCtx& c) {
 
 // compiler/ops/tensor_manip_more.cc: split, stack, unstack, expand, tile, shape, size, ...
 void add_tensor_manip_more_ops(std::vector<OpDef>& t);
+// compiler/ops/tensor_manip_misc.cc: roll, unbind, meshgrid.
+void add_tensor_manip_misc_ops(std::vector<OpDef>& t);
 
 void add_tensor_manip_ops(std::vector<OpDef>& t) {
   // Shape / ShapeTensor: the target shape computed at run time (kernels/tensor_manip.h).
@@ -135,6 +137,7 @@ void add_tensor_manip_ops(std::vector<OpDef>& t) {
                .attrs_struct = "ConcatAttrs",
                .infer_shape = infer_concat_grad});
   add_tensor_manip_more_ops(t);
+  add_tensor_manip_misc_ops(t);
 }
 
 }  // namespace fluidc::ops

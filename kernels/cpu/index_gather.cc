@@ -1,9 +1,10 @@
-// kernels/cpu/index_gather.cc - lookup_table_v2, gather, index_select and gather_nd with their grads: row copies by checked index.
+// kernels/cpu/index_gather.cc - lookup_table_v2, gather, index_select, gather_nd and scatter_nd_add with their grads: row copies by checked index.
 #include <cstring>
 
 #include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/index_util.h"
 #include "kernels/index.h"
+#include "kernels/index_misc.h"
 #include "kernels/shapes/index.h"
 
 namespace fluidc::kernels {
@@ -20,10 +21,10 @@ void take_rows(const Tensor& x, const AxisView& v, const int64_t* idx, int64_t n
     for (int64_t i = 0; i < n; ++i, dst += row) std::memcpy(dst, src + (o * v.mid + idx[i]) * row, row);
 }
 
-// G = zeros like X; G[o, idx[i], :] += dOut[o, i, :].
+// G = zeros like X (or, with zero_first false, G as it is); G[o, idx[i], :] += dOut[o, i, :].
 template <class T>
-void add_rows(const T* dout, const AxisView& v, const int64_t* idx, int64_t n, T* g) {
-  std::fill(g, g + v.outer * v.mid * v.inner, T(0));
+void add_rows(const T* dout, const AxisView& v, const int64_t* idx, int64_t n, T* g, bool zero_first = true) {
+  if (zero_first) std::fill(g, g + v.outer * v.mid * v.inner, T(0));
   for (int64_t o = 0; o < v.outer; ++o)
     for (int64_t i = 0; i < n; ++i) {
       T* dst = g + (o * v.mid + idx[i]) * v.inner;
@@ -216,6 +217,48 @@ void gather_nd_grad(const Tensor& x, const Tensor& index, const Tensor& out_grad
   visit_float("gather_nd_grad", "Out@GRAD", out_grad.dtype(),
               [&](auto tag) { add_rows(out_grad.data<decltype(tag)>(), v, rows, count, g.data<decltype(tag)>()); });
   buf.finish();
+}
+
+void scatter_nd_add(const Tensor& x, const Tensor& index, const Tensor& updates, Tensor& out) {
+  const char* op = "scatter_nd_add";
+  require_init(op, "X", x);
+  require_init(op, "Updates", updates);
+  require_same_dtype(op, "X", x, "Updates", updates);
+  Shape s;
+  require_rule(op, shapes::gather_nd_shape(x.shape(), index.shape(), s));
+  if (updates.shape() != s)
+    rt::fail(fmt::format("{}: Updates is {} but Index {} into X {} addresses {}", op, updates.shape().str(),
+                         index.shape().str(), x.shape().str(), s.str()));
+  int64_t count = 0, inner = 0;
+  const int64_t* rows = nd_rows(op, x, index, count, inner);
+  // Out starts as X (in place when Out is X), then each Updates row adds in.
+  OutBuf buf(&out, Slot::kOut0, aliases(&out, {&index, &updates}));
+  Tensor& o = buf.get();
+  if (&o != &x) o.copy_from(x);
+  AxisView v;
+  v.mid = x.numel() / std::max<int64_t>(inner, 1);
+  v.inner = inner;
+  visit_numeric(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    add_rows(updates.data<T>(), v, rows, count, o.data<T>(), false);
+  });
+  buf.finish();
+}
+
+void scatter_nd_add_grad(const Tensor& index, const Tensor& updates, const Tensor& out_grad, Tensor* x_grad,
+                         Tensor* updates_grad) {
+  const char* op = "scatter_nd_add_grad";
+  require_init(op, "Out@GRAD", out_grad);
+  // Updates@GRAD first: X@GRAD may be Out@GRAD itself.
+  if (updates_grad) {
+    require_init(op, "Updates", updates);
+    gather_nd(out_grad, index, *updates_grad);
+    if (updates_grad->shape() != updates.shape())
+      rt::fail(fmt::format("{}: Updates is {} but Index {} into Out@GRAD {} addresses {}", op,
+                           updates.shape().str(), index.shape().str(), out_grad.shape().str(),
+                           updates_grad->shape().str()));
+  }
+  if (x_grad && x_grad != &out_grad) x_grad->copy_from(out_grad);
 }
 
 }  // namespace fluidc::kernels

@@ -4,8 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/cpu/attr_tensors.h"
-#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/interp_common.h"
 #include "kernels/shapes/interp.h"
 
 namespace fluidc::kernels {
@@ -15,74 +14,13 @@ using shapes::InterpGeom;
 
 namespace {
 
-// The run-time size inputs, read as Paddle reads them.
-shapes::InterpSources read_sources(const char* op, const Tensor* out_size, const Tensor* const* size_tensor,
-                                   int num_size_tensor, const Tensor* scale) {
-  shapes::InterpSources s;
-  if (num_size_tensor > 0) {
-    if (num_size_tensor != 2) rt::fail(fmt::format("{}: SizeTensor has {} tensors, needs 2", op, num_size_tensor));
-    const auto v = int_list_values(op, "SizeTensor", size_tensor, num_size_tensor);
-    s.size = true;
-    s.size_hw[0] = v[0], s.size_hw[1] = v[1];
-  }
-  if (out_size) {
-    s.out_size = true;
-    s.out_size_hw[0] = int_at(op, "OutSize", *out_size, 0);
-    s.out_size_hw[1] = int_at(op, "OutSize", *out_size, 1);
-  }
-  if (scale) {
-    require_init(op, "Scale", *scale);
-    if (scale->numel() < 1) rt::fail(fmt::format("{}: Scale is empty", op));
-    s.scale = true;
-    visit_numeric(op, "Scale", scale->dtype(), [&](auto tag) {
-      const auto* p = scale->data<decltype(tag)>();
-      s.scale_hw[0] = static_cast<float>(p[0]);
-      s.scale_hw[1] = static_cast<float>(scale->numel() > 1 ? p[1] : p[0]);  // one value scales both dims
-    });
-  }
-  return s;
-}
-
 InterpGeom geometry(const char* op, const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor,
                     int num_size_tensor, const Tensor* scale, const InterpAttrs& a, Shape& out) {
   require_init(op, "X", x);
   InterpGeom g;
-  require_rule(op, shapes::interp_geom(x.shape(), a, read_sources(op, out_size, size_tensor, num_size_tensor, scale),
+  require_rule(op, shapes::interp_geom(x.shape(), a, read_sources(op, 2, out_size, size_tensor, num_size_tensor, scale),
                                        g, out));
   return g;
-}
-
-// One output pixel's sources along one dim: indices i0, i1 and weights w0, w1.
-struct Tap {
-  int64_t i0, i1;
-  float w0, w1;
-};
-
-// Paddle's sampling along one dim: nearest takes floor(o * ratio) (rounded
-// with align_corners); bilinear blends floor(src) and the next pixel, src =
-// o * ratio or, half_pixel, (o + 0.5) * ratio - 0.5 clipped at 0. Indices
-// are clamped to the input, which Paddle leaves to the caller.
-void make_taps(const InterpGeom& g, int64_t in, int64_t out, float ratio, std::vector<Tap>& taps) {
-  taps.resize(static_cast<size_t>(out));
-  for (int64_t o = 0; o < out; ++o) {
-    Tap& t = taps[static_cast<size_t>(o)];
-    const float at = ratio * static_cast<float>(o);
-    if (g.nearest) {
-      int64_t i = g.align_corners ? std::lround(at) : static_cast<int64_t>(at);
-      t.i0 = t.i1 = std::clamp<int64_t>(i, 0, in - 1);
-      t.w0 = 1.f, t.w1 = 0.f;
-      continue;
-    }
-    const double half = ratio * (o + 0.5) - 0.5;
-    int64_t i = g.half_pixel ? static_cast<int64_t>(half) : static_cast<int64_t>(at);
-    i = std::clamp<int64_t>(i, 0, in - 1);
-    const float src = g.half_pixel ? std::max(static_cast<float>(half), 0.f) : at;
-    const float d = src - static_cast<float>(i);  // weight of the next pixel
-    t.i0 = i;
-    t.i1 = std::min(i + 1, in - 1);
-    t.w0 = 1.f - d;
-    t.w1 = d;
-  }
 }
 
 // The blend of one output pixel from rows r0, r1 at columns a, b. fp32
@@ -96,8 +34,8 @@ inline T blend(const T* r0, const T* r1, int64_t a, int64_t b, const Tap& ty, co
 template <class T>
 void forward(const InterpGeom& g, const Tensor& x, Tensor& out) {
   std::vector<Tap> ty, tx;
-  make_taps(g, g.in_h, g.out_h, g.ratio_h, ty);
-  make_taps(g, g.in_w, g.out_w, g.ratio_w, tx);
+  make_taps(g.nearest, g.align_corners, g.half_pixel, g.in_h, g.out_h, g.ratio_h, ty);
+  make_taps(g.nearest, g.align_corners, g.half_pixel, g.in_w, g.out_w, g.ratio_w, tx);
   const T* in = x.data<T>();
   T* o = out.data<T>();
   const int64_t IH = g.in_h, IW = g.in_w, OH = g.out_h, OW = g.out_w, C = g.c;
@@ -146,8 +84,8 @@ void forward(const InterpGeom& g, const Tensor& x, Tensor& out) {
 template <class T>
 void backward(const InterpGeom& g, const Tensor& dout, Tensor& dx) {
   std::vector<Tap> ty, tx;
-  make_taps(g, g.in_h, g.out_h, g.ratio_h, ty);
-  make_taps(g, g.in_w, g.out_w, g.ratio_w, tx);
+  make_taps(g.nearest, g.align_corners, g.half_pixel, g.in_h, g.out_h, g.ratio_h, ty);
+  make_taps(g.nearest, g.align_corners, g.half_pixel, g.in_w, g.out_w, g.ratio_w, tx);
   const T* go = dout.data<T>();
   T* gi = dx.data<T>();
   const int64_t IH = g.in_h, IW = g.in_w, OH = g.out_h, OW = g.out_w, C = g.c;

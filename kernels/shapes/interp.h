@@ -9,14 +9,15 @@
 
 namespace fluidc::shapes {
 
-/// The size inputs a program computes at run time. The kernel fills the
-/// values; the compiler only says which are present (`values` false), and
-/// their dims are then unknown until run time.
+/// The size inputs a program computes at run time, one value per spatial
+/// dim (the 2-D ops use the first two: h, w). The kernel fills the values;
+/// the compiler only says which are present (`values` false), and their
+/// dims are then unknown until run time.
 struct InterpSources {
   bool values = true;
   bool size = false, out_size = false, scale = false;  ///< SizeTensor, OutSize, Scale present
-  int64_t size_hw[2] = {0, 0}, out_size_hw[2] = {0, 0};
-  float scale_hw[2] = {0, 0};
+  int64_t size_hw[3] = {0, 0, 0}, out_size_hw[3] = {0, 0, 0};
+  float scale_hw[3] = {0, 0, 0};
 };
 
 /// Where the dims are and how output pixels map to input ones.

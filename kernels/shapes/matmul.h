@@ -127,4 +127,19 @@ inline std::string bmm_shape(const Shape& x, const Shape& y, const kernels::BmmA
   return matmul_v2_shape(x, y, kernels::MatmulV2Attrs{}, s);
 }
 
+/// dot: X and Y of one shape, [D] (Out 0-D) or [N, D] (Out [N]); M rows of K.
+inline std::string dot_shape(const Shape& x, const Shape& y, const kernels::DotAttrs&, MatmulShape& s) {
+  if (x.rank != y.rank || (x.rank != 1 && x.rank != 2))
+    return fmt::format("X {} and Y {} must both be 1-D or both 2-D", x.str(), y.str());
+  for (int i = 0; i < x.rank; ++i)
+    if (!dims_agree(x.d[i], y.d[i])) return fmt::format("X {} and Y {} differ in shape", x.str(), y.str());
+  s = MatmulShape{};
+  s.K = x.d[x.rank - 1];
+  s.M = x.rank == 2 ? x.d[0] : 1;
+  s.N = 1;
+  s.out.rank = 0;
+  if (x.rank == 2) s.out.d[s.out.rank++] = x.d[0] >= 0 ? x.d[0] : y.d[0];
+  return {};
+}
+
 }  // namespace fluidc::shapes

@@ -60,4 +60,13 @@ inline kernels::ReduceAttrs p_norm_as_reduce(const kernels::PNormAttrs& a) {
   return r;
 }
 
+/// logsumexp as a reduce: the same dims rule under its own attribute names.
+inline kernels::ReduceAttrs logsumexp_as_reduce(const kernels::LogsumexpAttrs& a) {
+  kernels::ReduceAttrs r;
+  r.dim = a.axis;
+  r.keep_dim = a.keepdim;
+  r.reduce_all = a.reduce_all;
+  return r;
+}
+
 }  // namespace fluidc::shapes

@@ -1,0 +1,102 @@
+// kernels/cpu/kthvalue.cc - kthvalue (the k-th smallest along an axis, with its position) and its gradient.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/index_util.h"
+#include "kernels/index_misc.h"
+#include "kernels/shapes/index_misc.h"
+
+namespace fluidc::kernels {
+
+using namespace detail;
+
+namespace {
+
+// The lines along the axis (a 0-D X: one line of one value).
+AxisView kth_lines(const char* op, const Shape& xs, const KthvalueAttrs& at, Shape& out) {
+  int a = 0;
+  require_rule(op, shapes::kthvalue_shape(xs, at, a, out));
+  return xs.rank == 0 ? AxisView{} : axis_view(xs, a);
+}
+
+// Strictly before: NaN after every number, equal values by position.
+template <class T>
+bool before(T l, int64_t li, T r, int64_t ri) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const bool ln = std::isnan(l), rn = std::isnan(r);
+    if (ln != rn) return rn;
+    if (ln) return li < ri;
+  }
+  return l < r || (l == r && li < ri);
+}
+
+}  // namespace
+
+void kthvalue(const Tensor& x, Tensor& out, Tensor& indices, const KthvalueAttrs& attrs) {
+  const char* op = "kthvalue";
+  require_init(op, "X", x);
+  Shape os;
+  const AxisView v = kth_lines(op, x.shape(), attrs, os);
+  if (&out == &indices) rt::fail(fmt::format("{}: Out and Indices are the same variable", op));
+  OutBuf bo(&out, Slot::kOut0, &out == &x);
+  OutBuf bi(&indices, Slot::kOut1, &indices == &x);
+  visit_numeric(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    bo.get().resize(os, x.dtype());
+    bi.get().resize(os, DType::kInt64);
+    const T* px = x.data<T>();
+    T* po = bo.get().data<T>();
+    int64_t* pi = bi.get().data<int64_t>();
+    // The positions of one line, partly ordered by value (a scratch slot,
+    // grow-only: no thread_local, which the JIT's runtime would need twice).
+    Tensor& order = scratch(Slot::kTmp0);
+    order.resize(Shape{v.mid}, DType::kInt64);
+    int64_t* line = order.data<int64_t>();
+    for (int64_t o = 0; o < v.outer; ++o)
+      for (int64_t j = 0; j < v.inner; ++j) {
+        const T* base = px + o * v.mid * v.inner + j;
+        for (int64_t m = 0; m < v.mid; ++m) line[m] = m;
+        std::nth_element(line, line + (attrs.k - 1), line + v.mid, [&](int64_t a, int64_t b) {
+          return before<T>(base[a * v.inner], a, base[b * v.inner], b);
+        });
+        const int64_t at = line[attrs.k - 1];
+        po[o * v.inner + j] = base[at * v.inner];
+        pi[o * v.inner + j] = at;
+      }
+  });
+  bo.finish();
+  bi.finish();
+}
+
+void kthvalue_grad(const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
+                   const KthvalueAttrs& attrs) {
+  const char* op = "kthvalue_grad";
+  if (!x_grad) return;
+  require_init(op, "X", x);
+  require_init(op, "Out@GRAD", out_grad);
+  require_same_dtype(op, "X", x, "Out@GRAD", out_grad);
+  Shape os;
+  const AxisView v = kth_lines(op, x.shape(), attrs, os);
+  if (out_grad.numel() != os.numel() || indices.numel() != os.numel())
+    rt::fail(fmt::format("{}: Out@GRAD {} / Indices {} do not match X {} reduced to {}", op,
+                         out_grad.shape().str(), indices.shape().str(), x.shape().str(), os.str()));
+  const int64_t* idx = checked_indices(op, "Indices", indices, v.mid);
+  OutBuf buf(x_grad, Slot::kOut0, aliases(x_grad, {&x, &out_grad, &indices}));
+  Tensor& g = buf.get();
+  visit_float(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    g.resize(x.shape(), x.dtype());
+    g.zero();
+    const T* pg = out_grad.data<T>();
+    T* pd = g.data<T>();
+    for (int64_t o = 0; o < v.outer; ++o)
+      for (int64_t j = 0; j < v.inner; ++j) {
+        const int64_t r = o * v.inner + j;
+        pd[(o * v.mid + idx[r]) * v.inner + j] = pg[r];
+      }
+  });
+  buf.finish();
+}
+
+}  // namespace fluidc::kernels

@@ -1,0 +1,77 @@
+// kernels/index_misc.h - linspace, cumprod, kthvalue and scatter_nd_add, with gradients where Paddle has them.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/attr_fields.h"
+#include "runtime/tensor.h"
+
+namespace fluidc::kernels {
+
+using fluidc::rt::Tensor;
+
+/// Attributes of `linspace`: Out's dtype (Paddle's code; fp32 by default).
+struct LinspaceAttrs {
+  int dtype = 5;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("dtype", &LinspaceAttrs::dtype);
+  }
+};
+/// Out = Num evenly spaced values from Start to Stop, both included (Start,
+/// Stop, Num: one-element tensors; Num >= 1). As Paddle 2.6, the first half
+/// counts up from Start and the second down from Stop by the step
+/// (Stop - Start) / (Num - 1), computed in double, so both ends are exact;
+/// integer dtypes truncate. Out: fp32, fp64, int32, int64.
+void linspace(const Tensor& start, const Tensor& stop, const Tensor& num, Tensor& out, const LinspaceAttrs& attrs);
+
+/// Attributes of `cumprod` and `cumprod_grad`.
+struct CumprodAttrs {
+  int dim = -1;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("dim", &CumprodAttrs::dim, kRequiredAttr);
+  }
+};
+/// Out[.., i, ..] = X[.., 0, ..] * ... * X[.., i, ..] along `dim`. fp32, fp64, int32, int64.
+void cumprod(const Tensor& x, Tensor& out, const CumprodAttrs& attrs);
+/// X@GRAD[j] = sum over i >= j of Out@GRAD[i] * (the product of X[0..i]
+/// without X[j]), computed without dividing by X, so zeros in X are exact.
+/// Out is accepted (Paddle passes it) but not read. fp32, fp64.
+void cumprod_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                  const CumprodAttrs& attrs);
+
+/// Attributes of `kthvalue` and `kthvalue_grad`.
+struct KthvalueAttrs {
+  int k = 1;        ///< 1-based: k = 1 is the smallest
+  int axis = -1;
+  bool keepdim = false;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("k", &KthvalueAttrs::k);
+    f("axis", &KthvalueAttrs::axis);
+    f("keepdim", &KthvalueAttrs::keepdim);
+  }
+};
+/// Out = the k-th smallest value along `axis`, Indices (int64) its position
+/// there; the dim is removed unless keepdim. NaN sorts above every number;
+/// among equal values the lowest position is taken (Paddle leaves that
+/// order unspecified). fp32, fp64, int32, int64.
+void kthvalue(const Tensor& x, Tensor& out, Tensor& indices, const KthvalueAttrs& attrs);
+/// X@GRAD = zeros with Out@GRAD placed at Indices along `axis`. fp32, fp64.
+void kthvalue_grad(const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
+                   const KthvalueAttrs& attrs);
+
+/// Out = X with each Updates row added at the X position its Index tuple
+/// names (Index [..., K] int32/int64 addresses X's first K dims; Updates is
+/// Index's leading dims then X's dims from K on); repeated tuples add up.
+/// fp32, fp64, int32, int64.
+void scatter_nd_add(const Tensor& x, const Tensor& index, const Tensor& updates, Tensor& out);
+/// X@GRAD = Out@GRAD; Updates@GRAD = gather_nd(Out@GRAD, Index).
+void scatter_nd_add_grad(const Tensor& index, const Tensor& updates, const Tensor& out_grad, Tensor* x_grad,
+                         Tensor* updates_grad);
+
+}  // namespace fluidc::kernels
