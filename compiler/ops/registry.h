@@ -41,5 +41,6 @@ void add_sampling_ops(std::vector<OpDef>& table);
 void add_index_put_ops(std::vector<OpDef>& table);
 void add_crf_ops(std::vector<OpDef>& table);
 void add_pad_ops(std::vector<OpDef>& table);
+void add_prelu_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
