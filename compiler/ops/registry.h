@@ -42,5 +42,6 @@ void add_index_put_ops(std::vector<OpDef>& table);
 void add_crf_ops(std::vector<OpDef>& table);
 void add_pad_ops(std::vector<OpDef>& table);
 void add_prelu_ops(std::vector<OpDef>& table);
+void add_strided_slice_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
