@@ -168,50 +168,21 @@ PadGeom geom2d(const char* op, const Tensor& x, const Tensor* paddings, const Pa
   return g;
 }
 
-// pad over any rank: whole rows along the last dim, padded at both ends.
-template <class T>
-void pad_any_rank(const Shape& xs, const Shape& os, const std::vector<int>& p, const T* x, T* y, T value) {
+// pad and pad_grad over any rank: body(k, o) for each row k of X (its last
+// dim, row-major) and the offset o in Out where that row sits.
+template <class Body>
+void for_each_x_row(const Shape& xs, const Shape& os, const std::vector<int>& p, Body body) {
   const int r = xs.rank;
-  if (r == 0) {
-    y[0] = x[0];
-    return;
-  }
-  std::fill(y, y + os.numel(), value);
-  if (xs.numel() == 0) return;
+  if (r == 0 || xs.numel() == 0) return;
   int64_t ostride[Shape::kMaxRank];
   ostride[r - 1] = 1;
   for (int i = r - 2; i >= 0; --i) ostride[i] = ostride[i + 1] * os.d[i + 1];
-  const int64_t row = xs.d[r - 1], rows = xs.numel() / row;
+  const int64_t rows = xs.numel() / xs.d[r - 1];
   int64_t idx[Shape::kMaxRank] = {};
   for (int64_t k = 0; k < rows; ++k) {
     int64_t o = p[2 * (r - 1)];
     for (int i = 0; i < r - 1; ++i) o += (idx[i] + p[2 * i]) * ostride[i];
-    std::copy_n(x + k * row, row, y + o);
-    for (int i = r - 2; i >= 0; --i) {
-      if (++idx[i] < xs.d[i]) break;
-      idx[i] = 0;
-    }
-  }
-}
-
-// pad_grad: the rows of Out@GRAD that X occupied, gathered back.
-template <class T>
-void crop_any_rank(const Shape& xs, const Shape& os, const std::vector<int>& p, const T* dy, T* dx) {
-  const int r = xs.rank;
-  if (r == 0) {
-    dx[0] = dy[0];
-    return;
-  }
-  if (xs.numel() == 0) return;
-  int64_t ostride[Shape::kMaxRank];
-  ostride[r - 1] = 1;
-  for (int i = r - 2; i >= 0; --i) ostride[i] = ostride[i + 1] * os.d[i + 1];
-  const int64_t row = xs.d[r - 1], rows = xs.numel() / row;
-  int64_t idx[Shape::kMaxRank] = {};
-  for (int64_t k = 0; k < rows; ++k) {
-    int64_t o = p[2 * (r - 1)];
-    for (int i = 0; i < r - 1; ++i) o += (idx[i] + p[2 * i]) * ostride[i];
-    std::copy_n(dy + o, row, dx + k * row);
+    body(k, o);
     for (int i = r - 2; i >= 0; --i) {
       if (++idx[i] < xs.d[i]) break;
       idx[i] = 0;
@@ -257,7 +228,12 @@ void pad(const Tensor& x, Tensor& out, const PadAttrs& attrs) {
   visit_numeric("pad", "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     ob.get().resize(os, x.dtype());
-    pad_any_rank<T>(x.shape(), os, attrs.paddings, x.data<T>(), ob.get().data<T>(), static_cast<T>(attrs.pad_value));
+    const T* xp = x.data<T>();
+    T* y = ob.get().data<T>();
+    std::fill(y, y + os.numel(), static_cast<T>(attrs.pad_value));
+    if (os.rank == 0) y[0] = xp[0];
+    const int64_t row = os.rank ? x.shape().d[os.rank - 1] : 0;
+    for_each_x_row(x.shape(), os, attrs.paddings, [&](int64_t k, int64_t o) { std::copy_n(xp + k * row, row, y + o); });
   });
   ob.finish();
 }
@@ -271,7 +247,12 @@ void pad_grad(const Tensor& out_grad, Tensor* x_grad, const PadAttrs& attrs) {
   visit_float("pad_grad", "Out@GRAD", out_grad.dtype(), [&](auto tag) {
     using T = decltype(tag);
     ob.get().resize(xs, out_grad.dtype());
-    crop_any_rank<T>(xs, out_grad.shape(), attrs.paddings, out_grad.data<T>(), ob.get().data<T>());
+    const T* dy = out_grad.data<T>();
+    T* dx = ob.get().data<T>();
+    if (xs.rank == 0) dx[0] = dy[0];
+    const int64_t row = xs.rank ? xs.d[xs.rank - 1] : 0;
+    for_each_x_row(xs, out_grad.shape(), attrs.paddings,
+                   [&](int64_t k, int64_t o) { std::copy_n(dy + o, row, dx + k * row); });
   });
   ob.finish();
 }

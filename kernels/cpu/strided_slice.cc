@@ -37,7 +37,9 @@ Values values_of(const char* op, const std::vector<int>& attr, const Tensor* ten
     rt::fail(fmt::format("{}: {} bounds, more than a tensor's {} axes", op, count, Shape::kMaxRank));
   r.n = static_cast<size_t>(count);
   for (int64_t k = 0; k < count; ++k)
-    r.v[k] = tensor ? int_at(op, tensor_role, *tensor, k) : n > 0 ? int_list_entry(op, list_role, list, static_cast<int>(k)) : attr[k];
+    r.v[k] = tensor  ? int_at(op, tensor_role, *tensor, k)
+             : n > 0 ? int_list_entry(op, list_role, list, static_cast<int>(k))
+                     : attr[k];
   return r;
 }
 
