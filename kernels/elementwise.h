@@ -35,8 +35,12 @@ void elementwise_sub(const Tensor& x, const Tensor& y, Tensor& out, const Elemen
 void elementwise_mul(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
 /// Out = X / Y.
 void elementwise_div(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
-/// Out = max(X, Y) elementwise (used by global-norm clipping; no gradient here).
+/// Out = max(X, Y) / min(X, Y) elementwise (paddle.maximum / minimum).
 void elementwise_max(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+void elementwise_min(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+/// paddle.fmax / fmin: as max / min, but a NaN operand loses to a number.
+void elementwise_fmax(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+void elementwise_fmin(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
 /// Out = X mod Y with the divisor's sign (Python's %); not differentiable.
 void elementwise_mod(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
 /// Out = X ^ Y; integers take the double power rounded to nearest (2 ^ -1 = 0), as Paddle does.
@@ -66,6 +70,18 @@ void elementwise_mul_grad(const Tensor& x, const Tensor& y, const Tensor& out_gr
 /// for X < 0, as in Paddle); reduced as for add.
 void elementwise_pow_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
                           Tensor* y_grad, const ElementwiseAttrs& attrs);
+/// Out@GRAD goes to the operand the op took, Paddle's tie rule: max to X
+/// where X > Y, else to Y; min to X where X < Y, else to Y; fmax to X where
+/// X >= Y or Y is NaN, else to Y; fmin to X where X <= Y or Y is NaN, else
+/// to Y (reduced as for add).
+void elementwise_max_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs);
+void elementwise_min_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs);
+void elementwise_fmax_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                           Tensor* y_grad, const ElementwiseAttrs& attrs);
+void elementwise_fmin_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                           Tensor* y_grad, const ElementwiseAttrs& attrs);
 /// X@GRAD = Out@GRAD / Y, Y@GRAD = -Out@GRAD * Out / Y (reduced as for add).
 void elementwise_div_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& out_grad,
                           Tensor* x_grad, Tensor* y_grad, const ElementwiseAttrs& attrs);

@@ -292,6 +292,20 @@ struct Add { template <class T> static T f(T a, T b) { return a + b; } };
 struct Sub { template <class T> static T f(T a, T b) { return a - b; } };
 struct Mul { template <class T> static T f(T a, T b) { return a * b; } };
 struct Max { template <class T> static T f(T a, T b) { return a > b ? a : b; } };
+struct Min { template <class T> static T f(T a, T b) { return a < b ? a : b; } };
+/// elementwise_fmax / fmin: a NaN operand loses to a number (C's fmax/fmin); integers compare plainly.
+struct FMax {
+  template <class T> static T f(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b);
+    else return a > b ? a : b;
+  }
+};
+struct FMin {
+  template <class T> static T f(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) return std::fmin(a, b);
+    else return a < b ? a : b;
+  }
+};
 /// elementwise_pow. Integers: the double power rounded to nearest, as Paddle computes it.
 struct ElementwisePow {
   template <class T> static T f(T a, T b) {

@@ -1,4 +1,4 @@
-// kernels/pool.h - pool2d / pool3d (max and average, adaptive, global) and their gradients.
+// kernels/pool.h - pool2d / pool3d (max and average, adaptive, global), max pooling with indices, and gradients.
 //
 // One attribute struct serves both ranks: ksize, strides and paddings name
 // the spatial dims (2 for pool2d, 3 for pool3d). Empty strides mean 1,
@@ -58,5 +58,39 @@ void pool2d_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Ten
                  const PoolAttrs& attrs);
 void pool3d_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
                  const PoolAttrs& attrs);
+
+/// Attributes of max_pool2d_with_index / max_pool3d_with_index and their
+/// gradients (paddle.nn.functional.max_pool2d(return_mask=True),
+/// adaptive_max_pool2d): channel-first only, one padding per spatial dim
+/// (both sides), output sizes rounded down; adaptive bins as in PoolAttrs.
+struct MaxPoolWithIndexAttrs {
+  std::vector<int> ksize;  ///< window; with adaptive, the output size
+  std::vector<int> strides;
+  std::vector<int> paddings;
+  bool global_pooling = false;  ///< window = the whole spatial extent, no padding
+  bool adaptive = false;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("ksize", &MaxPoolWithIndexAttrs::ksize, kRequiredAttr);
+    f("strides", &MaxPoolWithIndexAttrs::strides);
+    f("paddings", &MaxPoolWithIndexAttrs::paddings);
+    f("global_pooling", &MaxPoolWithIndexAttrs::global_pooling);
+    f("adaptive", &MaxPoolWithIndexAttrs::adaptive);
+  }
+};
+
+/// Out = the max of each window, Mask (int32) = its index in the flattened
+/// input plane (h * W + w; d * H * W + h * W + w for 3-D), the first one in
+/// row-major order on ties. As in Paddle, the max starts at the lowest finite
+/// value with index -1, so a window of -inf (or NaN) gives that and -1.
+void max_pool2d_with_index(const Tensor& x, Tensor& out, Tensor& mask, const MaxPoolWithIndexAttrs& attrs);
+void max_pool3d_with_index(const Tensor& x, Tensor& out, Tensor& mask, const MaxPoolWithIndexAttrs& attrs);
+/// X@GRAD[Mask] += Out@GRAD, plane by plane; Mask -1 routes nothing.
+void max_pool2d_with_index_grad(const Tensor& x, const Tensor& mask, const Tensor& out_grad, Tensor* x_grad,
+                                const MaxPoolWithIndexAttrs& attrs);
+void max_pool3d_with_index_grad(const Tensor& x, const Tensor& mask, const Tensor& out_grad, Tensor* x_grad,
+                                const MaxPoolWithIndexAttrs& attrs);
 
 }  // namespace fluidc::kernels

@@ -3,8 +3,8 @@
 pool2d / pool3d forward and X@GRAD over the attribute variants (max/avg,
 explicit/asymmetric/SAME/VALID paddings, ceil_mode, non-exclusive average,
 global and adaptive pooling with non-divisible sizes, channel-last layouts).
-Adaptive max pooling has no case: Paddle's own API builds it as
-max_pool2d_with_index, and a raw pool2d(adaptive, max) on Paddle 2.6.2's CPU
+Adaptive max pooling has no case here: Paddle's own API builds it as
+max_pool2d_with_index (tools/op_cases_pool_with_index.py), and a raw pool2d(adaptive, max) on Paddle 2.6.2's CPU
 gives values of no adaptive bins (it matched plain 2x2 stride-1 windows);
 kernels.pool checks that variant against hand-computed bins instead.
 

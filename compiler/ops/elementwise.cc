@@ -1,4 +1,4 @@
-// compiler/ops/elementwise.cc - elementwise_add/sub/mul/div with Paddle's axis broadcasting, lerp, and grads.
+// compiler/ops/elementwise.cc - elementwise_add/sub/mul/div/max/min/... with Paddle's axis broadcasting, lerp, and grads.
 #include <fmt/format.h>
 
 #include "compiler/ops/attr_struct.h"
@@ -55,10 +55,17 @@ void infer_lerp(ShapeCtx& c) {
 
 void add_elementwise_ops(std::vector<OpDef>& t) {
   const std::vector<AttrDef> attrs = kernel_attrs<kernels::ElementwiseAttrs>();
-  // Global-norm clipping uses max; no gradient rule here.
-  t.push_back({.type = "elementwise_max", .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
-               .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .infer_shape = infer_elementwise,
-               .pointwise = "Max"});
+  // paddle.maximum / minimum / fmax / fmin; the gradient goes to the operand taken (kernels/elementwise.h).
+  // fmax and fmin have no axis attribute in Paddle: the kernel default (-1) applies.
+  for (auto [name, fn] : {std::pair{"max", "Max"}, {"min", "Min"}, {"fmax", "FMax"}, {"fmin", "FMin"}}) {
+    const std::string fwd = fmt::format("elementwise_{}", name);
+    t.push_back({.type = fwd, .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
+                 .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .grad = fwd + "_grad",
+                 .infer_shape = infer_elementwise, .pointwise = fn, .in_place = kBinaryInPlace});
+    t.push_back({.type = fwd + "_grad", .family = "elementwise", .inputs = {{"X"}, {"Y"}, {"Out@GRAD"}},
+                 .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}}, .attrs = attrs, .attrs_struct = "ElementwiseAttrs",
+                 .infer_shape = shape_rules::grads_like_inputs});
+  }
   // Used on loop counters (i % 2); Paddle gives it no gradient.
   t.push_back({.type = "elementwise_mod", .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
                .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .infer_shape = infer_elementwise});

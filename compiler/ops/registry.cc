@@ -55,6 +55,10 @@ std::vector<OpDef> build_table() {
   add_sampling_ops(table);
   add_index_put_ops(table);
   add_crf_ops(table);
+  add_pad_ops(table);
+  add_prelu_ops(table);
+  add_strided_slice_ops(table);
+  add_shuffle_ops(table);
   // An elementwise op keeps X's rows, so it keeps their sequences too; a
   // gradient op gives each input's gradient that input's LoD (Paddle's
   // ShareLoD(X, X@GRAD)).

@@ -1,4 +1,4 @@
-// kernels/cpu/elementwise.cc - elementwise add/sub/mul/div: one broadcast driver, one scalar functor per op.
+// kernels/cpu/elementwise.cc - elementwise add/sub/mul/div/max/min/...: one broadcast driver, one scalar functor per op.
 #include "kernels/elementwise.h"
 
 #include <cmath>
@@ -146,6 +146,28 @@ struct PowGrad {
       return d * std::log(x) * std::pow(x, y);
   }
 };
+// The comparison picks which operand takes Out@GRAD (Paddle's tie rules,
+// kernels/elementwise.h); the other gets 0.
+template <class T> bool nan_of(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else return false;
+}
+struct MaxGrad {
+  template <class T> static T dx(T x, T y, T, T d) { return x > y ? d : T(0); }
+  template <class T> static T dy(T x, T y, T, T d) { return x > y ? T(0) : d; }
+};
+struct MinGrad {
+  template <class T> static T dx(T x, T y, T, T d) { return x < y ? d : T(0); }
+  template <class T> static T dy(T x, T y, T, T d) { return x < y ? T(0) : d; }
+};
+struct FMaxGrad {
+  template <class T> static T dx(T x, T y, T, T d) { return x >= y || nan_of(y) ? d : T(0); }
+  template <class T> static T dy(T x, T y, T, T d) { return x >= y || nan_of(y) ? T(0) : d; }
+};
+struct FMinGrad {
+  template <class T> static T dx(T x, T y, T, T d) { return x <= y || nan_of(y) ? d : T(0); }
+  template <class T> static T dy(T x, T y, T, T d) { return x <= y || nan_of(y) ? T(0) : d; }
+};
 struct DivGrad {
   template <class T> static T dx(T, T y, T, T d) { return checked_div(d, y); }
   template <class T> static T dy(T, T y, T o, T d) { return checked_div(-d * o, y); }
@@ -288,6 +310,15 @@ void elementwise_mul(const Tensor& x, const Tensor& y, Tensor& out, const Elemen
 void elementwise_max(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
   binary<pw::Max>("elementwise_max", x, y, out, attrs.axis);
 }
+void elementwise_min(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<pw::Min>("elementwise_min", x, y, out, attrs.axis);
+}
+void elementwise_fmax(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<pw::FMax>("elementwise_fmax", x, y, out, attrs.axis);
+}
+void elementwise_fmin(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<pw::FMin>("elementwise_fmin", x, y, out, attrs.axis);
+}
 void elementwise_mod(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
   binary<ModFn>("elementwise_mod", x, y, out, attrs.axis);
 }
@@ -334,6 +365,22 @@ void elementwise_mul_grad(const Tensor& x, const Tensor& y, const Tensor& out_gr
 void elementwise_pow_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
                           Tensor* y_grad, const ElementwiseAttrs& attrs) {
   binary_grad<PowGrad>("elementwise_pow_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
+}
+void elementwise_max_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs) {
+  binary_grad<MaxGrad>("elementwise_max_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
+}
+void elementwise_min_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                          Tensor* y_grad, const ElementwiseAttrs& attrs) {
+  binary_grad<MinGrad>("elementwise_min_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
+}
+void elementwise_fmax_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                           Tensor* y_grad, const ElementwiseAttrs& attrs) {
+  binary_grad<FMaxGrad>("elementwise_fmax_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
+}
+void elementwise_fmin_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                           Tensor* y_grad, const ElementwiseAttrs& attrs) {
+  binary_grad<FMinGrad>("elementwise_fmin_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
 }
 void elementwise_div_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& out_grad,
                           Tensor* x_grad, Tensor* y_grad, const ElementwiseAttrs& attrs) {

@@ -107,4 +107,20 @@ inline std::string pool_geom(const Shape& x, const kernels::PoolAttrs& a, int ns
   return {};
 }
 
+/// The geometry of max_pool{2,3}d_with_index: pool_geom's, with Paddle's
+/// rules for these ops (one padding per spatial dim, rounded-down sizes).
+inline std::string pool_with_index_geom(const Shape& x, const kernels::MaxPoolWithIndexAttrs& a, int nsp,
+                                        PoolGeom& g, Shape& out) {
+  if (!a.global_pooling && !a.paddings.empty() && static_cast<int>(a.paddings.size()) != nsp)
+    return fmt::format("paddings has {} values; {} expected (one per spatial dim)", a.paddings.size(), nsp);
+  kernels::PoolAttrs p;
+  p.pooling_type = "max";
+  p.ksize = a.ksize;
+  p.strides = a.strides;
+  p.paddings = a.paddings;
+  p.global_pooling = a.global_pooling;
+  p.adaptive = a.adaptive;
+  return pool_geom(x, p, nsp, g, out);
+}
+
 }  // namespace fluidc::shapes
