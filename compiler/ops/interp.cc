@@ -12,6 +12,21 @@
 namespace fluidc::ops {
 namespace {
 
+// Which size inputs the op binds (their values are known only at run time);
+// false, after a located error, when SizeTensor has not one tensor per
+// spatial dim.
+bool size_sources(ShapeCtx& c, int dims, shapes::InterpSources& src) {
+  src.values = false;
+  src.size = c.has_input("SizeTensor");
+  src.out_size = c.has_input("OutSize");
+  src.scale = c.has_input("Scale");
+  if (src.size && c.num_inputs("SizeTensor") != dims) {
+    c.error(fmt::format("SizeTensor has {} tensors, needs {}", c.num_inputs("SizeTensor"), dims));
+    return false;
+  }
+  return true;
+}
+
 // The kernels' rule (kernels/shapes/interp.h). A size given by a tensor
 // input is a run-time value: the spatial dims of Out are then unknown.
 template <class Attrs>
@@ -20,14 +35,7 @@ void infer_interp(ShapeCtx& c) {
   rt::Shape xs, os;
   if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
   shapes::InterpSources src;
-  src.values = false;
-  src.size = c.has_input("SizeTensor");
-  src.out_size = c.has_input("OutSize");
-  src.scale = c.has_input("Scale");
-  if (src.size && c.num_inputs("SizeTensor") != 2) {
-    c.error(fmt::format("SizeTensor has {} tensors, needs 2", c.num_inputs("SizeTensor")));
-    return;
-  }
+  if (!size_sources(c, 2, src)) return;
   kernels::InterpAttrs a;
   if constexpr (std::is_same_v<Attrs, kernels::InterpV1Attrs>)
     a = parse_attrs<Attrs>(c.op()).v2();
@@ -50,14 +58,7 @@ void infer_interp_nd(ShapeCtx& c) {
   rt::Shape xs, os;
   if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
   shapes::InterpSources src;
-  src.values = false;
-  src.size = c.has_input("SizeTensor");
-  src.out_size = c.has_input("OutSize");
-  src.scale = c.has_input("Scale");
-  if (src.size && c.num_inputs("SizeTensor") != Dims) {
-    c.error(fmt::format("SizeTensor has {} tensors, needs {}", c.num_inputs("SizeTensor"), Dims));
-    return;
-  }
+  if (!size_sources(c, Dims, src)) return;
   const auto a = parse_attrs<kernels::InterpAttrs>(c.op());
   const char* method = Dims == 1 ? "linear" : Dims == 3 ? "trilinear" : "bicubic";
   shapes::InterpGeomNd g;

@@ -17,16 +17,7 @@ namespace {
 void tie_split_grad(const char* op, const Tensor& x, const Tensor& out, const Tensor& dout, Tensor* dx,
                     const ReduceAttrs& attrs) {
   if (!dx) return;
-  require_init(op, "X", x);
-  require_init(op, "Out", out);
-  require_init(op, "Out@GRAD", dout);
-  const shapes::ReducePlan p = plan_reduce(op, x.shape(), attrs);
-  for (const Tensor* t : {&out, &dout})
-    if (t->numel() != p.out.numel())
-      rt::fail(fmt::format("{}: Out / Out@GRAD {} do not match reducing X {} to {}", op, t->shape().str(),
-                           x.shape().str(), p.out.str()));
-  require_same_dtype(op, "X", x, "Out", out);
-  require_same_dtype(op, "X", x, "Out@GRAD", dout);
+  const shapes::ReducePlan p = checked_xout_plan(op, x, out, dout, attrs);
   double* ties = zeroed(Slot::kAcc, p.out.numel());
   OutBuf buf(dx, Slot::kOut0, aliases(dx, {&x, &out, &dout}));
   Tensor& g = buf.get();

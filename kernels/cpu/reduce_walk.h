@@ -78,21 +78,28 @@ void fold_reduce(const char* op, const Tensor& x, Tensor& out, const ReduceAttrs
   buf.finish();
 }
 
-// The gradients that read X, Out and Out@GRAD: dx = fn(x, out, dout).
-template <class Fn>
-void xout_grad(const char* op, const Tensor& x, const Tensor& out, const Tensor& dout, Tensor* dx,
-               const ReduceAttrs& attrs, Fn fn) {
-  if (!dx) return;
+// The checks of a gradient that reads X, Out and Out@GRAD, and its plan.
+inline shapes::ReducePlan checked_xout_plan(const char* op, const Tensor& x, const Tensor& out, const Tensor& dout,
+                                            const ReduceAttrs& attrs) {
   require_init(op, "X", x);
   require_init(op, "Out", out);
   require_init(op, "Out@GRAD", dout);
-  const shapes::ReducePlan p = plan_reduce(op, x.shape(), attrs);
+  shapes::ReducePlan p = plan_reduce(op, x.shape(), attrs);
   for (const Tensor* t : {&out, &dout})
     if (t->numel() != p.out.numel())
       rt::fail(fmt::format("{}: Out / Out@GRAD {} do not match reducing X {} to {}", op, t->shape().str(),
                            x.shape().str(), p.out.str()));
   require_same_dtype(op, "X", x, "Out@GRAD", dout);
   require_same_dtype(op, "X", x, "Out", out);
+  return p;
+}
+
+// The gradients that read X, Out and Out@GRAD: dx = fn(x, out, dout).
+template <class Fn>
+void xout_grad(const char* op, const Tensor& x, const Tensor& out, const Tensor& dout, Tensor* dx,
+               const ReduceAttrs& attrs, Fn fn) {
+  if (!dx) return;
+  const shapes::ReducePlan p = checked_xout_plan(op, x, out, dout, attrs);
   OutBuf buf(dx, Slot::kOut0, aliases(dx, {&x, &out, &dout}));
   Tensor& g = buf.get();
   const Shape xs = x.shape();
