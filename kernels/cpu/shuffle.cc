@@ -48,46 +48,45 @@ void run(const char* op, const char* role, const Tensor& src, const Permute6& p,
   ob.finish();
 }
 
+// pixel_shuffle (`shuffle`) or pixel_unshuffle by `factor`: Out from X by the plan.
+void pixel_permute(const char* op, const Tensor& x, int factor, const std::string& format, bool shuffle,
+                   Tensor& out) {
+  require_init(op, "X", x);
+  Permute6 p;
+  Shape os;
+  require_rule(op, shapes::pixel_shuffle_plan(x.shape(), factor, format, shuffle, p, os));
+  run(op, "X", x, p, os, out, false);
+}
+
+// Its gradient: X's shape is Out@GRAD's taken the other way, and X@GRAD
+// comes back through the inverse of the forward plan for that X.
+void pixel_permute_grad(const char* op, const Tensor& out_grad, int factor, const std::string& format, bool shuffle,
+                        Tensor* x_grad) {
+  if (!x_grad) return;
+  require_init(op, "Out@GRAD", out_grad);
+  Permute6 unused, p;
+  Shape xs, os;
+  require_rule(op, shapes::pixel_shuffle_plan(out_grad.shape(), factor, format, !shuffle, unused, xs));
+  require_rule(op, shapes::pixel_shuffle_plan(xs, factor, format, shuffle, p, os));
+  run(op, "Out@GRAD", out_grad, p, xs, *x_grad, true);
+}
+
 }  // namespace
 
 void pixel_shuffle(const Tensor& x, Tensor& out, const PixelShuffleAttrs& a) {
-  require_init("pixel_shuffle", "X", x);
-  Permute6 p;
-  Shape os;
-  require_rule("pixel_shuffle", shapes::pixel_shuffle_plan(x.shape(), a.upscale_factor, a.data_format, true, p, os));
-  run("pixel_shuffle", "X", x, p, os, out, false);
+  pixel_permute("pixel_shuffle", x, a.upscale_factor, a.data_format, true, out);
 }
 
 void pixel_shuffle_grad(const Tensor& out_grad, Tensor* x_grad, const PixelShuffleAttrs& a) {
-  if (!x_grad) return;
-  constexpr const char* op = "pixel_shuffle_grad";
-  require_init(op, "Out@GRAD", out_grad);
-  // X's shape is Out@GRAD's unshuffled; the plan is pixel_shuffle's for that X.
-  Permute6 unused, p;
-  Shape xs, os;
-  require_rule(op, shapes::pixel_shuffle_plan(out_grad.shape(), a.upscale_factor, a.data_format, false, unused, xs));
-  require_rule(op, shapes::pixel_shuffle_plan(xs, a.upscale_factor, a.data_format, true, p, os));
-  run(op, "Out@GRAD", out_grad, p, xs, *x_grad, true);
+  pixel_permute_grad("pixel_shuffle_grad", out_grad, a.upscale_factor, a.data_format, true, x_grad);
 }
 
 void pixel_unshuffle(const Tensor& x, Tensor& out, const PixelUnshuffleAttrs& a) {
-  require_init("pixel_unshuffle", "X", x);
-  Permute6 p;
-  Shape os;
-  require_rule("pixel_unshuffle",
-               shapes::pixel_shuffle_plan(x.shape(), a.downscale_factor, a.data_format, false, p, os));
-  run("pixel_unshuffle", "X", x, p, os, out, false);
+  pixel_permute("pixel_unshuffle", x, a.downscale_factor, a.data_format, false, out);
 }
 
 void pixel_unshuffle_grad(const Tensor& out_grad, Tensor* x_grad, const PixelUnshuffleAttrs& a) {
-  if (!x_grad) return;
-  constexpr const char* op = "pixel_unshuffle_grad";
-  require_init(op, "Out@GRAD", out_grad);
-  Permute6 unused, p;
-  Shape xs, os;
-  require_rule(op, shapes::pixel_shuffle_plan(out_grad.shape(), a.downscale_factor, a.data_format, true, unused, xs));
-  require_rule(op, shapes::pixel_shuffle_plan(xs, a.downscale_factor, a.data_format, false, p, os));
-  run(op, "Out@GRAD", out_grad, p, xs, *x_grad, true);
+  pixel_permute_grad("pixel_unshuffle_grad", out_grad, a.downscale_factor, a.data_format, false, x_grad);
 }
 
 void channel_shuffle(const Tensor& x, Tensor& out, const ChannelShuffleAttrs& a) {
