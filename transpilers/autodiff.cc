@@ -219,15 +219,24 @@ class Backward {
     std::vector<std::string> role_vars;
     pb::OpDesc g;
     // Contribution names are handed out as the grad op's outputs are built.
+    // An output the loss does not reach gets a gradient of zeros, as in
+    // Paddle's backward (split's concat, unbind's stack and meshgrid_grad
+    // read every output's gradient). The fills are appended only when the
+    // maker emits its op.
+    std::vector<pb::OpDesc> zero_fills;
     auto grad_of = [&](const std::string& name) -> std::string {
       for (const auto& out : fwd.outputs())
         for (const auto& a : out.arguments())
-          if (a == name) return grad_of_output(name);
+          if (a == name) {
+            std::string d = grad_of_output(name);
+            return d.empty() ? zeros_like(a, &zero_fills) : d;
+          }
       if (!requires_.count(name)) return "";
       return contribution_name(name);
     };
     if (def->make_grad) {
       if (!def->make_grad(fwd, grad_of, g)) return;
+      for (auto& fill : zero_fills) append(std::move(fill), kOpRoleBackward, {});
     } else {
       const ops::OpDef* gdef = ops::find_op(def->grad);
       g.set_type(def->grad);
@@ -285,7 +294,9 @@ class Backward {
   }
 
   // Paddle fills the gradient of an output nobody differentiates with zeros.
-  std::string zeros_like(const std::string& fwd) {
+  // The fill op goes to `pending` when given (appended by the caller once it
+  // knows the gradient op is emitted), else straight into the block.
+  std::string zeros_like(const std::string& fwd, std::vector<pb::OpDesc>* pending = nullptr) {
     std::string name = fwd + kGrad + "@ZERO";
     if (!vars_.count(name)) {
       declare_grad_var(fwd, name);
@@ -295,7 +306,8 @@ class Backward {
       ops::add_output(fill, "Out", {name});
       ops::set_attr_float(fill, "value", 0.0f);
       ops::set_attr_int(fill, "dtype", -1);
-      append(std::move(fill), kOpRoleBackward, {});
+      if (pending) pending->push_back(std::move(fill));
+      else append(std::move(fill), kOpRoleBackward, {});
     }
     return name;
   }

@@ -49,7 +49,8 @@ void infer_unbind(ShapeCtx& c) {
 }
 
 // Paddle's gradient of unbind: a stack of the Out gradients along the axis.
-// Like split's concat, it needs every Out's gradient.
+// Like split's concat, it needs every Out's gradient (zeros for an Out the
+// loss does not reach, from autodiff).
 bool unbind_grad(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
                  pb::OpDesc& grad) {
   const std::string dx = grad_of(op_inputs(fwd, "X").at(0));
@@ -101,7 +102,7 @@ bool meshgrid_grad(const pb::OpDesc& fwd, const std::function<std::string(const 
   }
   for (const auto& o : op_outputs(fwd, "Out")) {
     douts.push_back(grad_of(o));
-    if (douts.back().empty()) return false;  // as unbind: every Out's gradient is needed
+    if (douts.back().empty()) return false;  // as unbind: every Out's gradient is needed (zeros if unreached)
   }
   if (!any) return false;
   grad.set_type("meshgrid_grad");

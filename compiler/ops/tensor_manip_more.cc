@@ -58,8 +58,8 @@ void infer_split(ShapeCtx& c) {
 }
 
 // Paddle's gradient of split: concat of the Out gradients along the same
-// axis (AxisTensor passed on). Every Out needs a gradient here: Paddle's
-// backward fills the missing ones with zeros first.
+// axis (AxisTensor passed on). Every Out needs a gradient: autodiff hands
+// zeros for an Out the loss does not reach, as Paddle's backward does.
 bool split_grad(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
                 pb::OpDesc& grad) {
   const std::string dx = grad_of(op_inputs(fwd, "X").at(0));
