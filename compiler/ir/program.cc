@@ -12,6 +12,8 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "compiler/ir/pir_json.h"
+#include "compiler/ir/pir_translate.h"
 #include "compiler/ir/sha256.h"
 
 namespace fluidc {
@@ -74,16 +76,12 @@ std::string python_line_of(const pb::OpDesc& op) {
   return "";
 }
 
-// A JSON file is no ProgramDesc; Paddle 3 writes its PIR programs as JSON
-// (inference.json beside inference.pdiparams), so say how to get a ProgramDesc.
+// A JSON file other than a PIR program is no ProgramDesc.
 void reject_json(const std::string& bytes, const std::string& origin) {
   // '{' (0x7b) would open a group of field 15, which no ProgramDesc has.
   if (bytes.empty() || bytes[0] != '{') return;
-  const bool pir = bytes.find("\"pir\"") != std::string::npos || bytes.find("\"base_code\"") != std::string::npos;
-  file_error(origin, pir ? "a Paddle 3 PIR program (JSON), not a ProgramDesc: fluidc reads ProgramDescs (.pdmodel, "
-                           "__model__); export the model again with FLAGS_enable_pir_api=0 set, and Paddle 3 writes "
-                           "a .pdmodel"
-                         : "a JSON file, not a ProgramDesc (.pdmodel, __model__, or .pbtxt text)");
+  file_error(origin, "a JSON file, not a ProgramDesc (.pdmodel, __model__, or .pbtxt text) nor a Paddle 3 PIR "
+                     "program (inference.json)");
 }
 
 }  // namespace
@@ -107,6 +105,10 @@ Program Program::parse(const std::string& bytes, const std::string& origin, bool
     parser.RecordErrorsTo(&errors);
     if (!parser.ParseFromString(bytes, &p.desc_))
       file_error(origin, fmt::format("not a valid ProgramDesc in protobuf text format: {}", errors.first));
+  } else if (pir::is_pir_json(bytes)) {
+    // Paddle 3 writes PIR programs as JSON (inference.json): lowered to a
+    // ProgramDesc here, so every later stage reads one form.
+    p.desc_ = pir::translate(pir::read_json(bytes, origin), origin);
   } else {
     reject_json(bytes, origin);
     google::protobuf::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));

@@ -19,6 +19,8 @@ copy() {
 small() { find "$root/test/fixtures" "$@" -type f -size -"$((max + 1))"c | sort; }
 
 copy fuzz_program_binary $(small -name '*.pdmodel') $(small -name '__model__')
+# Paddle 3 PIR programs reach the same parser (Program::parse tells them by their JSON).
+copy fuzz_program_binary $(small -name 'inference.json')
 copy fuzz_program_text $(find "$root/test/lit" -name '*.pbtxt' -size -"$((max + 1))"c | sort)
 # A handful of each dtype is enough for npy; the 250 fixtures differ mostly in their numbers.
 copy fuzz_npy $(small -name '*.npy' | awk 'NR % 8 == 1') $(small -path '*/runtime/*.npy')

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Paddle 3 PIR programs (inference.json, what `paddle.jit.save` writes since Paddle 3.0) with references
+from Paddle 3.3.1 itself: Paddle 2.6.2 cannot read them, so the release that writes the format runs it.
+Weights and input are synthesized (tools/synth_weights.py; test/tools/synth_params.cc makes the same
+values in the test from the program's parameter names), so only the program is committed.
+
+  test/fixtures/pir_models/<model>/inference.json
+  test/fixtures/pir_models/<model>/reference/{input, fetch, output.npy, meta.json}
+
+  python3 -m venv /tmp/pd3 && /tmp/pd3/bin/pip install paddlepaddle==3.3.1 'numpy<2'
+  cd tools && /tmp/pd3/bin/python fixtures_pir_models.py
+"""
+
+import hashlib
+import tempfile
+from pathlib import Path
+
+import fixturelib as fl  # noqa: E402  (sets threads/env before paddle)
+import paddle
+
+import synth_weights as sw
+
+paddle.disable_static()  # fixturelib turns static mode on for the ProgramDesc fixtures
+OUT = fl.FIXTURES / "pir_models"
+
+
+class Encoder(paddle.nn.Layer):
+    """A BERT/ViT-style encoder on float tokens: 2 pre-norm layers, 4 heads, GELU, a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        layer = paddle.nn.TransformerEncoderLayer(64, 4, 128, dropout=0.1, activation="gelu",
+                                                  normalize_before=True)
+        self.encoder = paddle.nn.TransformerEncoder(layer, 2, norm=paddle.nn.LayerNorm(64))
+        self.head = paddle.nn.Linear(64, 10)
+
+    def forward(self, x):
+        h = self.encoder(x)
+        return paddle.nn.functional.softmax(self.head(paddle.mean(h, axis=1)))
+
+
+MODELS = {
+    "resnet18": (lambda: paddle.vision.models.resnet18(), [1, 3, 224, 224]),
+    "mobilenet_v2": (lambda: paddle.vision.models.mobilenet_v2(scale=1.0), [1, 3, 224, 224]),
+    "encoder": (Encoder, [2, 16, 64]),
+}
+
+
+def synthesize(layer):
+    for t in layer.state_dict().values():
+        t.set_value(sw.synth(t.name, list(t.shape)))
+    return len(layer.state_dict())
+
+
+def write(name, make, dims):
+    paddle.seed(fl.SEED)
+    layer = make()
+    layer.eval()
+    n = synthesize(layer)
+    spec = [paddle.static.InputSpec([None] + dims[1:], "float32", "x")]
+    d = fl.fresh_dir(OUT / name)
+    with tempfile.TemporaryDirectory() as tmp:
+        paddle.jit.save(layer, f"{tmp}/inference", input_spec=spec)
+        program = Path(f"{tmp}/inference.json").read_bytes()
+        (d / "inference.json").write_bytes(program)
+        loaded = paddle.jit.load(f"{tmp}/inference")  # the saved program and weights, as a user runs them
+        loaded.eval()
+        x = sw.synth("x", dims, input=True)
+        out = loaded(paddle.to_tensor(x)).numpy()
+    ref = fl.fresh_dir(d / "reference")
+    (ref / "input").write_text(f"x {','.join(str(i) for i in dims)}\n")
+    (ref / "fetch").write_text("fetch_name_0\n")
+    fl.save_npy(ref / "output.npy", out)
+    fl.write_json(ref / "meta.json", {
+        "script": fl.rel(__file__), "program": fl.rel(d / "inference.json"),
+        "program_sha256": hashlib.sha256(program).hexdigest(), "persistables_synthesized": n,
+        "output_shape": list(out.shape), "output_min": float(out.min()), "output_max": float(out.max()),
+        **fl.versions()})
+    print(f"== {fl.rel(d)}: {n} persistables, {len(program)} bytes, output {out.shape}")
+
+
+def main():
+    for name, (make, dims) in MODELS.items():
+        write(name, make, dims)
+
+
+if __name__ == "__main__":
+    main()
