@@ -23,26 +23,34 @@ class Translator {
   Translator(const Program& pir, const std::string& origin) : pir_(pir), origin_(origin) {}
 
   pb::ProgramDesc run() {
-    check_supported();
-    block_ = desc_.add_blocks();
-    block_->set_idx(0);
-    block_->set_parent_idx(-1);
+    std::map<std::string, int> missing;
+    check_supported(pir_.ops, missing);
+    if (!missing.empty()) report_unsupported(missing);
+    block_ = new_block(-1);
     declare_holder("feed", pb::VarType::FEED_MINIBATCH);
     declare_holder("fetch", pb::VarType::FETCH_LIST);
-    index_values();
-    for (const Op& op : pir_.ops) translate(op);
+    index_values(pir_.ops);
+    name_values(pir_.ops);
+    translate_block(pir_.ops);
     return std::move(desc_);
   }
 
  private:
   // Every op without a translation, listed at once.
-  void check_supported() const {
-    std::map<std::string, int> missing;
-    for (const Op& op : pir_.ops)
-      if (!is_structural(op.name) && (op.has_regions || op.name.rfind("pd_op.", 0) != 0 ||
-                                      !find_rule(op.name.substr(6))))
+  static void check_supported(const std::vector<Op>& ops, std::map<std::string, int>& missing) {
+    for (const Op& op : ops) {
+      const bool control = (op.name == "pd_op.if" && op.regions.size() == 2) ||
+                           (op.name == "pd_op.while" && op.regions.size() == 1);
+      if (control) {
+        for (const Block& b : op.regions) check_supported(b.ops, missing);
+      } else if (!is_structural(op.name) &&
+                 (!op.regions.empty() || op.name.rfind("pd_op.", 0) != 0 || !find_rule(op.name.substr(6)))) {
         ++missing[op.name];
-    if (missing.empty()) return;
+      }
+    }
+  }
+
+  void report_unsupported(const std::map<std::string, int>& missing) const {
     std::string list;
     for (const auto& [name, count] : missing) list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", printable(name), count);
     Location l;
@@ -50,35 +58,56 @@ class Translator {
     user_error(l, fmt::format("{} PIR op type{} not supported: {}", missing.size(), missing.size() == 1 ? "" : "s", list));
   }
 
+  pb::BlockDesc* top() { return desc_.mutable_blocks(0); }
+
+  pb::BlockDesc* new_block(int parent) {
+    pb::BlockDesc* b = desc_.add_blocks();
+    b->set_idx(desc_.blocks_size() - 1);
+    b->set_parent_idx(parent);
+    return b;
+  }
+
+  void translate_block(const std::vector<Op>& ops) {
+    for (const Op& op : ops) translate(op);
+  }
+
   static bool is_structural(const std::string& name) {
     static const std::set<std::string> names = {"builtin.parameter", "builtin.combine", "builtin.split",
                                                 "pd_op.data",        "pd_op.fetch",     "pd_op.full",
                                                 "pd_op.full_int_array", "pd_op.shape64", "pd_op.shape",
-                                                "pd_op.full_with_tensor"};
+                                                "pd_op.full_with_tensor", "cf.yield"};
     return names.count(name) > 0;
   }
 
-  // Names for values, decided before any op is written: parameters and
-  // data keep theirs, a fetched value takes its fetch's name, vectors that
-  // builtin.split unpacks know their elements.
-  void index_values() {
-    std::map<int64_t, int> fetches;
-    for (const Op& op : pir_.ops) {
+  // Producers, block arguments' types, and what each value's readers are,
+  // over every block.
+  void index_values(const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
       for (size_t i = 0; i < op.results.size(); ++i) producer_[op.results[i]] = {&op, static_cast<int>(i)};
-      if (op.name == "pd_op.fetch" && !op.operands.empty()) ++fetches[op.operands[0]];
+      if (op.name == "pd_op.fetch" && !op.operands.empty()) ++fetch_count_[op.operands[0]];
       if (op.name == "builtin.split" && !op.operands.empty()) unpacked_[op.operands[0]] = op.results;
       read_.insert(op.operands.begin(), op.operands.end());
+      for (const Block& b : op.regions) {
+        for (size_t i = 0; i < b.args.size(); ++i) arg_types_[b.args[i]] = b.arg_types[i];
+        index_values(b.ops);
+      }
     }
-    for (const Op& op : pir_.ops) {
+  }
+
+  // Names decided before any op is written: parameters and data keep
+  // theirs, a fetched value takes its fetch's name.
+  void name_values(const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
       if (op.name == "builtin.parameter") {
         name_value(op, op.results.at(0), string_attr(op, "parameter_name"));
       } else if (op.name == "pd_op.data") {
         name_value(op, op.results.at(0), string_attr(op, "name"));
-      } else if (op.name == "pd_op.fetch" && !op.operands.empty() && fetches[op.operands[0]] == 1) {
-        const Op* from = producer_.at(op.operands[0]).op;
-        if (from->name != "builtin.parameter" && from->name != "pd_op.data" && !names_.count(op.operands[0]))
+      } else if (op.name == "pd_op.fetch" && !op.operands.empty() && fetch_count_[op.operands[0]] == 1) {
+        const Op* from = producer_op(op.operands[0]);
+        if (from && from->name != "builtin.parameter" && from->name != "pd_op.data" && !names_.count(op.operands[0]))
           name_value(op, op.operands[0], string_attr(op, "name"));
       }
+      for (const Block& b : op.regions) name_values(b.ops);
     }
   }
 
@@ -92,7 +121,8 @@ class Translator {
   const std::string& name_of(int64_t id) {
     auto it = names_.find(id);
     if (it != names_.end()) return it->second;
-    const auto& [op, index] = producer_.at(id);
+    const Op* op = producer_op(id);
+    if (!op) internal_error(fmt::format("PIR value {} has neither a producer nor a name", id));
     std::string base = fmt::format("{}.tmp_{}", op->name.substr(op->name.find('.') + 1), id);
     std::string name = base;
     for (int n = 1; used_.count(name); ++n) name = fmt::format("{}_{}", base, n);
@@ -101,12 +131,13 @@ class Translator {
   }
 
   const Type& type_of(int64_t id) const {
+    if (auto it = arg_types_.find(id); it != arg_types_.end()) return it->second;
     const auto& [op, index] = producer_.at(id);
     return op->result_types.at(index);
   }
 
   void declare_holder(const std::string& name, pb::VarType::Type type) {
-    pb::VarDesc* v = block_->add_vars();
+    pb::VarDesc* v = top()->add_vars();
     v->set_name(name);
     v->set_persistable(true);
     v->mutable_type()->set_type(type);
@@ -117,7 +148,7 @@ class Translator {
     if (!declared_.insert(id).second) return;
     const Type& t = type_of(id);
     if (t.kind != Type::kTensor) fail(op, fmt::format("value {} is not a dense tensor, which fluidc needs here", id));
-    pb::VarDesc* v = block_->add_vars();
+    pb::VarDesc* v = top()->add_vars();
     v->set_name(name_of(id));
     v->set_persistable(persistable);
     v->mutable_type()->set_type(pb::VarType::LOD_TENSOR);
@@ -190,16 +221,21 @@ class Translator {
   // first time one is read as a tensor.
   std::string tensor_var(const Op& op, int64_t id) {
     const Op* p = producer_op(id);
+    if (!p && aliased_.count(id)) return name_of(id);  // a block argument: its loop variable
     if (!p) fail(op, fmt::format("value {} has no producer", id));
     if (p->name == "builtin.combine") fail(op, fmt::format("value {} is a list where one tensor is expected", id));
     if ((p->name == "pd_op.full" || p->name == "pd_op.full_int_array") && !declared_.count(id)) write_constant(*p, id);
+    if (!declared_.count(id) && aliased_.count(id)) return name_of(id);  // a loop variable
     if (!declared_.count(id)) fail(op, fmt::format("value {} is read before it is written", id));
     return name_of(id);
   }
 
+  // Into the block the constant was defined in (its end is still before
+  // the op that owns the block being translated now), so it is computed
+  // whichever branch reads it first.
   void write_constant(const Op& p, int64_t id) {
     declare(p, id);
-    pb::OpDesc* o = block_->add_ops();
+    pb::OpDesc* o = desc_.mutable_blocks(constant_block_.at(id))->add_ops();
     const Attr* dt = p.attr("dtype");
     const int dtype = dt ? static_cast<int>(dt->i) : pb::VarType::FP32;
     const Attr c = *constant(id);
@@ -269,14 +305,172 @@ class Translator {
       const Attr* persistable = op.attr("persistable");
       return declare(op, op.results.at(0), !persistable || persistable->b);
     }
-    if (op.name == "builtin.combine" || op.name == "builtin.split" || op.name == "pd_op.full" ||
-        op.name == "pd_op.full_int_array")
-      return;  // read through by their users
+    if (op.name == "pd_op.full" || op.name == "pd_op.full_int_array") {
+      for (int64_t r : op.results) constant_block_[r] = block_->idx();
+      return;  // read through by their users, written where read as a tensor
+    }
+    if (op.name == "builtin.combine" || op.name == "builtin.split") return;  // read through by their users
+    if (op.name == "cf.yield") fail(op, "a yield that does not end an if branch or a while body");
+    if (op.name == "pd_op.if") return write_if(op);
+    if (op.name == "pd_op.while") return write_while(op);
     if (op.name == "pd_op.data") return write_feed(op);
     if (op.name == "pd_op.fetch") return write_fetch(op);
     if (op.name == "pd_op.shape64" || op.name == "pd_op.shape") return write_shape(op);
     if (op.name == "pd_op.full_with_tensor") return write_full_with_tensor(op);
     write_ruled(op, *find_rule(op.name.substr(6)));
+  }
+
+  // The ops of a region's block but its closing yield, into a new
+  // sub-block of the current one; returns the yield's operands.
+  std::vector<int64_t> translate_region(const Op& owner, const Block& b, pb::BlockDesc* into) {
+    if (b.ops.empty() || b.ops.back().name != "cf.yield") fail(owner, "a region whose block does not end in cf.yield");
+    pb::BlockDesc* outer = block_;
+    block_ = into;
+    for (size_t i = 0; i + 1 < b.ops.size(); ++i) translate(b.ops[i]);
+    std::vector<int64_t> yielded = b.ops.back().operands;
+    for (int64_t v : yielded)
+      if (v == 0) fail(b.ops.back(), "a yield of no value");
+    block_ = outer;
+    return yielded;
+  }
+
+  void write_assign(pb::BlockDesc* b, const std::string& from, const std::string& to) {
+    pb::OpDesc* a = b->add_ops();
+    a->set_type("assign");
+    add_slot(a->add_inputs(), "X", {from});
+    add_slot(a->add_outputs(), "Out", {to});
+  }
+
+  // A variable of the given type that no PIR value names.
+  std::string fresh_var(const std::string& base, const Type& t) {
+    std::string name = base;
+    for (int n = 1; used_.count(name); ++n) name = fmt::format("{}_{}", base, n);
+    used_.insert(name);
+    pb::VarDesc* v = top()->add_vars();
+    v->set_name(name);
+    v->mutable_type()->set_type(pb::VarType::LOD_TENSOR);
+    auto* td = v->mutable_type()->mutable_lod_tensor()->mutable_tensor();
+    td->set_data_type(t.dtype);
+    for (int64_t d : t.dims) td->add_dims(d);
+    return name;
+  }
+
+  pb::OpDesc* write_conditional_block(const std::string& cond, const std::vector<std::string>& outs, int sub) {
+    pb::OpDesc* o = block_->add_ops();
+    o->set_type("conditional_block");
+    add_slot(o->add_inputs(), "Cond", {cond});
+    add_slot(o->add_outputs(), "Out", outs);
+    pb::OpDesc::Attr* a = o->add_attrs();
+    a->set_name("sub_block");
+    a->set_type(pb::BLOCK);
+    a->set_block_idx(sub);
+    set_attr(*o, "is_scalar_condition", Attr{.kind = Attr::kBool, .b = true});
+    return o;
+  }
+
+  // pd_op.if(cond) {true} {false}: each branch a conditional_block writing
+  // its yielded values to variables of its own, then select_input picks
+  // per result (Paddle 2's lowering of the same Python `if`).
+  void write_if(const Op& op) {
+    if (op.operands.size() != 1 || op.operands[0] == 0) fail(op, "an if takes one condition");
+    const std::string cond = tensor_var(op, op.operands[0]);
+    std::vector<std::vector<std::string>> branch_vars(2);
+    for (int br = 0; br < 2; ++br) {
+      pb::BlockDesc* sub = new_block(block_->idx());
+      const int sub_idx = sub->idx();
+      const std::vector<int64_t> yielded = translate_region(op, op.regions[br], sub);
+      if (yielded.size() != op.results.size())
+        fail(op, fmt::format("a branch yields {} values for {} results", yielded.size(), op.results.size()));
+      pb::BlockDesc* into = desc_.mutable_blocks(sub_idx);
+      for (size_t i = 0; i < yielded.size(); ++i) {
+        const Type& t = op.result_types[i];
+        if (t.kind != Type::kTensor) fail(op, fmt::format("result {} is not a dense tensor", i));
+        const std::string v = fresh_var(fmt::format("if.tmp_{}.{}", op.results[i], br ? "false" : "true"), t);
+        write_assign(into, tensor_var(op, yielded[i]), v);
+        branch_vars[br].push_back(v);
+      }
+      std::string run_if = cond;
+      if (br == 1) {
+        run_if = fresh_var(fmt::format("if.not_{}", op.operands[0]), type_of(op.operands[0]));
+        pb::OpDesc* n = block_->add_ops();
+        n->set_type("logical_not");
+        add_slot(n->add_inputs(), "X", {cond});
+        add_slot(n->add_outputs(), "Out", {run_if});
+      }
+      write_conditional_block(run_if, branch_vars[br], sub_idx);
+    }
+    if (op.results.empty()) return;
+    const std::string mask = fresh_var(fmt::format("if.mask_{}", op.operands[0]), Type{.kind = Type::kTensor, .dtype = pb::VarType::INT32, .dims = {1}});
+    pb::OpDesc* c = block_->add_ops();
+    c->set_type("cast");
+    add_slot(c->add_inputs(), "X", {cond});
+    add_slot(c->add_outputs(), "Out", {mask});
+    set_attr(*c, "in_dtype", Attr{.kind = Attr::kInt32, .i = type_of(op.operands[0]).dtype});
+    set_attr(*c, "out_dtype", Attr{.kind = Attr::kInt32, .i = pb::VarType::INT32});
+    for (size_t i = 0; i < op.results.size(); ++i) {
+      declare(op, op.results[i]);
+      pb::OpDesc* sel = block_->add_ops();
+      sel->set_type("select_input");
+      add_slot(sel->add_inputs(), "X", {branch_vars[1][i], branch_vars[0][i]});  // Mask 0 picks X[0]
+      add_slot(sel->add_inputs(), "Mask", {mask});
+      add_slot(sel->add_outputs(), "Out", {name_of(op.results[i])});
+    }
+  }
+
+  // pd_op.while(cond, inits...) {body(args...) yield(cond', values...)}:
+  // the results are the loop variables, set from the inits before the loop
+  // and from the yield at the end of each iteration; the body's arguments
+  // read them.
+  void write_while(const Op& op) {
+    const Block& body = op.regions[0];
+    if (op.operands.empty() || op.operands[0] == 0) fail(op, "a while takes a condition");
+    const size_t k = op.operands.size() - 1;
+    if (op.results.size() != k || body.args.size() != k)
+      fail(op, fmt::format("{} loop values, {} results and {} block arguments disagree", k, op.results.size(), body.args.size()));
+    std::vector<std::string> loop_vars;
+    for (size_t i = 0; i < k; ++i) {
+      if (op.operands[i + 1] == 0) fail(op, fmt::format("loop value {} is missing", i));
+      declare(op, op.results[i]);
+      loop_vars.push_back(name_of(op.results[i]));
+      write_assign(block_, tensor_var(op, op.operands[i + 1]), loop_vars[i]);
+      names_[body.args[i]] = loop_vars[i];
+      aliased_.insert(body.args[i]);
+    }
+    const std::string cond = fresh_var(fmt::format("while.cond_{}", op.results.empty() ? op.index : op.results[0]),
+                                       type_of(op.operands[0]));
+    write_assign(block_, tensor_var(op, op.operands[0]), cond);
+    pb::BlockDesc* sub = new_block(block_->idx());
+    const int sub_idx = sub->idx();
+    const std::vector<int64_t> yielded = translate_region(op, body, sub);
+    if (yielded.size() != k + 1) fail(op, fmt::format("the body yields {} values for a condition and {} loop values", yielded.size(), k));
+    pb::BlockDesc* into = desc_.mutable_blocks(sub_idx);
+    // A yielded block argument (a loop variable passed on, maybe to another
+    // slot) is copied out first, so no assignment reads a variable an
+    // earlier one of the same yield has overwritten.
+    std::vector<std::string> from(k);
+    for (size_t i = 0; i < k; ++i) {
+      from[i] = tensor_var(op, yielded[i + 1]);
+      if (aliased_.count(yielded[i + 1]) && from[i] != loop_vars[i]) {
+        const std::string held = fresh_var(loop_vars[i] + ".next", type_of(op.results[i]));
+        write_assign(into, from[i], held);
+        from[i] = held;
+      }
+    }
+    for (size_t i = 0; i < k; ++i)
+      if (from[i] != loop_vars[i]) write_assign(into, from[i], loop_vars[i]);
+    write_assign(into, tensor_var(op, yielded[0]), cond);
+    pb::OpDesc* w = block_->add_ops();
+    w->set_type("while");
+    std::vector<std::string> x = loop_vars;
+    x.push_back(cond);
+    add_slot(w->add_inputs(), "X", x);
+    add_slot(w->add_inputs(), "Condition", {cond});
+    add_slot(w->add_outputs(), "Out", loop_vars);
+    pb::OpDesc::Attr* a = w->add_attrs();
+    a->set_name("sub_block");
+    a->set_type(pb::BLOCK);
+    a->set_block_idx(sub_idx);
+    set_attr(*w, "is_test", Attr{.kind = Attr::kBool, .b = true});
   }
 
   void write_feed(const Op& op) {
@@ -307,7 +501,7 @@ class Translator {
     std::string shape_var = name_of(op.results[0]);
     if (t.dtype != pb::VarType::INT32) {
       shape_var += ".int32";
-      pb::VarDesc* v = block_->add_vars();
+      pb::VarDesc* v = top()->add_vars();
       v->set_name(shape_var);
       v->mutable_type()->set_type(pb::VarType::LOD_TENSOR);
       v->mutable_type()->mutable_lod_tensor()->mutable_tensor()->set_data_type(pb::VarType::INT32);
@@ -420,7 +614,7 @@ class Translator {
     if (t.kind != Type::kTensor) fail(op, fmt::format("result {} holds a non-tensor element", id));
     std::string name = fmt::format("{}.{}", name_of(id), e);
     while (!used_.insert(name).second) name += "_";
-    pb::VarDesc* v = block_->add_vars();
+    pb::VarDesc* v = top()->add_vars();
     v->set_name(name);
     v->mutable_type()->set_type(pb::VarType::LOD_TENSOR);
     auto* td = v->mutable_type()->mutable_lod_tensor()->mutable_tensor();
@@ -438,11 +632,15 @@ class Translator {
   pb::ProgramDesc desc_;
   pb::BlockDesc* block_ = nullptr;
   std::map<int64_t, Producer> producer_;
-  std::map<int64_t, std::vector<int64_t>> unpacked_;
+  std::map<int64_t, std::vector<int64_t>> unpacked_;  ///< vector value -> builtin.split's results
   std::map<int64_t, std::string> names_;
   std::set<std::string> used_;
   std::set<int64_t> declared_;
   std::set<int64_t> read_;  ///< values some op reads
+  std::map<int64_t, int> fetch_count_;
+  std::map<int64_t, Type> arg_types_;     ///< block arguments' types
+  std::set<int64_t> aliased_;             ///< block arguments, named after their loop variables
+  std::map<int64_t, int> constant_block_;  ///< full / full_int_array value -> the block it was defined in
   int64_t feeds_ = 0, fetches_ = 0;
 };
 
