@@ -224,6 +224,53 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y, const ConvEpil
     }
 }
 
+/// backward() for narrow images, as forward_batched: per group and chunk of
+/// images, dY's rows gathered into [Mg, nb*Pout], one GEMM for dW over the
+/// chunk's columns (a reduction nb times as long as one image's) and one
+/// for the chunk's column gradient, put back image by image. dx is zeroed.
+template <class T>
+void backward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const T* w, const T* dy, T* dx,
+                      T* dw) {
+  const int64_t Pin = l.img_size(), Pout = l.col_size();
+  const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * l.taps();
+  const int64_t chunk = images_per_chunk(g.N, Pout);
+  T* col = conv_buffer<T>(ConvBuf::kCol, K * chunk * Pout);
+  T* dyc = conv_buffer<T>(ConvBuf::kBatchProduct, Mg * chunk * Pout);
+  for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.N - n0), cols = nb * Pout;
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      for (int64_t n = 0; n < nb; ++n)
+        for (int64_t m = 0; m < Mg; ++m) {
+          const T* plane = dy + ((n0 + n) * g.M + gi * Mg + m) * Pout;
+          std::copy(plane, plane + Pout, dyc + m * cols + n * Pout);
+        }
+      if (dw) {  // dW_g[Mg, K] += dY[Mg, cols] @ col^T
+        for (int64_t n = 0; n < nb; ++n) {
+          const T* img = x + ((n0 + n) * g.C + gi * Cg) * Pin;
+          if (l.pointwise())
+            for (int64_t r = 0; r < K; ++r) std::copy(img + r * Pin, img + (r + 1) * Pin, col + r * cols + n * Pout);
+          else
+            im2col(l, Cg, img, col + n * Pout, cols);
+        }
+        conv_gemm<T>(false, true, Mg, K, cols, dyc, col, n0 > 0 ? T(1) : T(0), dw + gi * Mg * K);
+      }
+      if (dx) {  // dcol[K, cols] = W_g^T @ dY, then back onto each image
+        conv_gemm<T>(true, false, K, cols, Mg, w + gi * Mg * K, dyc, T(0), col);
+        for (int64_t n = 0; n < nb; ++n) {
+          T* dimg = dx + ((n0 + n) * g.C + gi * Cg) * Pin;
+          if (l.pointwise())
+            for (int64_t r = 0; r < K; ++r) {
+              const T* src = col + r * cols + n * Pout;
+              std::copy(src, src + Pout, dimg + r * Pin);
+            }
+          else
+            col2im_add(l, Cg, col + n * Pout, dimg, cols);
+        }
+      }
+    }
+  }
+}
+
 /// dx[N, C, Pin] and dw[M, C/groups, taps] (either may be null) from dy[N, M, Pout].
 template <class T>
 void backward(const ConvGeometry& g, const T* x, const T* w, const T* dy, T* dx, T* dw) {
@@ -246,6 +293,7 @@ void backward(const ConvGeometry& g, const T* x, const T* w, const T* dy, T* dx,
     return;
   }
   const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * taps;
+  if (batched_columns(g.N, Pout, K)) return backward_batched(g, l, x, w, dy, dx, dw);
   const bool pointwise = l.pointwise();
   T* col = pointwise ? nullptr : conv_buffer<T>(ConvBuf::kCol, K * Pout);
   for (int64_t n = 0; n < g.N; ++n)

@@ -117,14 +117,16 @@ void im2col_row(const Lowering& l, const T* img, int64_t k, int64_t j0, int64_t 
   }
 }
 
-/// img[channels, img_size] += the adjoint of im2col applied to col.
+/// img[channels, img_size] += the adjoint of im2col applied to col, whose
+/// rows are `ld` elements apart (col_size when 0: dense).
 template <class T>
-void col2im_add(const Lowering& l, int64_t channels, const T* col, T* img) {
+void col2im_add(const Lowering& l, int64_t channels, const T* col, T* img, int64_t ld = 0) {
   const int64_t O1 = l.col[1], O2 = l.col[2];
+  const int64_t skip = ld == 0 ? 0 : ld - l.col_size();
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t k0 = 0; k0 < l.k[0]; ++k0)
       for (int64_t k1 = 0; k1 < l.k[1]; ++k1)
-        for (int64_t k2 = 0; k2 < l.k[2]; ++k2) {
+        for (int64_t k2 = 0; k2 < l.k[2]; ++k2, col += skip) {
           int64_t lo2, hi2;
           const int64_t off2 = k2 * l.d[2] - l.p[2];
           valid_range(off2, l.s[2], l.img[2], O2, lo2, hi2);

@@ -415,7 +415,18 @@ TEST_CASE("conv2d_winograd and winograd_filter: invalid inputs throw rt::Error",
   CHECK_THROWS_WITH(kernels::conv2d_winograd(x, u, &bad_bias, y, plain), Catch::Contains("Bias"));
 }
 
-TEST_CASE("conv2d: a batch of narrow images in chunks of images, the last one short", "[conv]") {
+// Image n of a batch, as a batch of one.
+Tensor slice_rows(const Tensor& t, int64_t n) {
+  Shape s = t.shape();
+  const int64_t per = t.numel() / s.d[0];
+  s.d[0] = 1;
+  Tensor out;
+  out.resize(s, t.dtype());
+  for (int64_t i = 0; i < per; ++i) set(out, i, get(t, n * per + i));
+  return out;
+}
+
+TEST_CASE("conv2d and its gradients: a batch of narrow images in chunks of images, the last one short", "[conv]") {
   // 10x10 outputs (100 columns an image) are batched about 11 images to a
   // product: 25 images make chunks of 11, 11 and 3; the pointwise case and
   // groups go through the same chunks.
@@ -436,6 +447,19 @@ TEST_CASE("conv2d: a batch of narrow images in chunks of images, the last one sh
       shapes::ConvGeometry g;
       REQUIRE(shapes::conv_shape(x.shape(), w.shape(), a, 2, g) == "");
       check_close(y, reference_conv(x, w, g), dt == DType::kFP32 ? 1e-4 : 1e-12);
+      // The gradients go through the same chunks: against the same gradients taken image by image (one
+      // image is never batched), Filter@GRAD summed over the images.
+      Tensor dy = random(y.shape(), dt, rng), dx, dw;
+      kernels::conv2d_grad(x, w, dy, &dx, &dw, a);
+      std::vector<double> dw_sum(static_cast<size_t>(dw.numel()), 0.0);
+      const int64_t per_x = x.numel() / c.x.d[0];
+      for (int64_t n = 0; n < c.x.d[0]; ++n) {
+        Tensor xn = slice_rows(x, n), dyn = slice_rows(dy, n), dxn, dwn;
+        kernels::conv2d_grad(xn, w, dyn, &dxn, &dwn, a);
+        for (int64_t i = 0; i < per_x; ++i) REQUIRE(get(dx, n * per_x + i) == Approx(get(dxn, i)).margin(1e-5));
+        for (int64_t i = 0; i < dwn.numel(); ++i) dw_sum[static_cast<size_t>(i)] += get(dwn, i);
+      }
+      for (int64_t i = 0; i < dw.numel(); ++i) REQUIRE(get(dw, i) == Approx(dw_sum[static_cast<size_t>(i)]).margin(1e-4));
     }
 }
 
