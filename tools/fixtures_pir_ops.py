@@ -280,7 +280,8 @@ def expand_gather_case(r):
             em = self.emb(idx)
             oh = F.one_hot(idx, 5)
             ci = paddle.cast(idx, "float32")
-            return e1, e2, t, t2, g, g0, nd, isel, em, oh, ci, paddle.assign(x) * 2
+            return (e1, e2, t, t2, g, g0, nd, isel, em, oh, ci, paddle.assign(x) * 2,
+                    paddle.sum(idx, axis=0, keepdim=True, dtype="float32"))  # an int64 sum kept as float32
 
     m = M()
     return (m, [spec("x", [None, 4, 3]), spec("idx", [3], "int64")],
