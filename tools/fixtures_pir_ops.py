@@ -120,9 +120,11 @@ def norms_case(r):
             self.ln = nn.LayerNorm([6, 6])
             self.inorm = nn.InstanceNorm2D(4)
             self.gn = nn.GroupNorm(2, 4)
+            self.gn_nhwc = nn.GroupNorm(2, 6, data_format="NHWC")
+            self.bn_nhwc = nn.BatchNorm2D(6, data_format="NHWC")
 
         def forward(self, x, xi):
-            return self.ln(x), self.inorm(xi), self.gn(x)
+            return self.ln(x), self.inorm(xi), self.gn(x), self.gn_nhwc(x), self.bn_nhwc(x)
 
     m = M()
     # Non-trivial affine parameters: the defaults (ones, zeros) would hide swapped Scale/Bias operands.
@@ -174,6 +176,8 @@ def dropout_case(r):
             self.down = nn.Dropout(0.4, mode="downscale_in_infer")
 
         def forward(self, x):
+            # Both stay dropout ops (is_test) in eval; upscale's output is x, downscale's x * (1 - p), so the
+            # mode attribute (ProgramDesc's default is downscale) decides the result.
             return self.up(x) + 1.0, self.down(x)
 
     return M(), [spec("x", [None, 6])], [uniform(r, [3, 6])]
@@ -201,11 +205,13 @@ def reductions_case(r):
             self.w = self.create_parameter([5, 4])
 
         def forward(self, x, y):
-            return (paddle.matmul(x, self.w), paddle.matmul(x, y, transpose_y=True), paddle.bmm(x, paddle.transpose(y, [0, 2, 1])),
+            return (paddle.matmul(x, self.w), paddle.matmul(x, y, transpose_y=True),
+                    paddle.matmul(paddle.transpose(x, [0, 2, 1]), self.w, transpose_x=True), paddle.bmm(x, paddle.transpose(y, [0, 2, 1])),
                     paddle.mean(x, axis=1), paddle.sum(x, axis=[1, 2], keepdim=True, dtype="float32"), paddle.max(x, axis=-1),
                     paddle.min(x, axis=0, keepdim=True), paddle.cast(paddle.argmax(x, axis=2, keepdim=True), "float32"),
                     paddle.cast(paddle.argmin(x, axis=1), "float32"), paddle.topk(x, 2, axis=-1)[0],
                     paddle.cast(paddle.topk(x, 3, axis=1, largest=False)[1], "float32"), paddle.cumsum(x, axis=1),
+                    paddle._C_ops.cumsum(x, -1, False, True, True),  # exclusive, reverse
                     paddle.mean(x))
 
     m = M()
@@ -265,7 +271,7 @@ def expand_gather_case(r):
     class M(nn.Layer):
         def __init__(self):
             super().__init__()
-            self.emb = nn.Embedding(10, 3)
+            self.emb = nn.Embedding(10, 3, padding_idx=1)  # rows for id 1 are zeros
 
         def forward(self, x, idx):
             s = paddle.shape(x)
@@ -312,7 +318,8 @@ def interp_pad_case(r):
             q = F.pad(x, [1, 1, 2, 0], value=0.5)
             ps = F.pixel_shuffle(x, 2)
             gs = F.grid_sample(x, grid, align_corners=False)
-            return a, b, c, d, e, p, q, ps, gs
+            f = F.interpolate(x, size=[3, 5], mode="bilinear", data_format="NHWC")
+            return a, b, c, d, e, p, q, ps, gs, f
 
     return (M(), [spec("x", [None, 4, 4, 4]), spec("grid", [None, 3, 5, 2])],
             [uniform(r, [2, 4, 4, 4]), uniform(r, [2, 3, 5, 2], -1.1, 1.1)])
