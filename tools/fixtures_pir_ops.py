@@ -368,6 +368,88 @@ def detection_case(r):
              uniform(r, [1, n_priors, 4], -0.5, 0.5)])
 
 
+@case("unary_more")
+def unary_more_case(r):
+    class M(nn.Layer):
+        def forward(self, x):
+            u = x * 0.45  # inside (-1, 1) for asin/acos/atanh (x is in [-2, 2))
+            p = paddle.abs(x) + 0.5
+            return (paddle.ceil(x * 3), paddle.sign(x), paddle.log1p(p), paddle.log2(p), paddle.log10(p),
+                    paddle.expm1(x), paddle.tan(u), paddle.atan(x), paddle.asin(u), paddle.acos(u), paddle.sinh(x),
+                    paddle.cosh(x), paddle.round(x * 3), paddle.trunc(x * 3), F.selu(x), F.celu(x, 0.6),
+                    F.softsign(x), F.log_sigmoid(x), F.tanhshrink(x), F.hardshrink(x, 0.7), F.softshrink(x, 0.6),
+                    F.thresholded_relu(x, 0.4), F.relu(x), paddle.atanh(u), paddle.asinh(x), paddle.acosh(p + 1))
+
+    return M(), [spec("x", [None, 3, 4])], [uniform(r, [2, 3, 4], -2, 2)]
+
+
+@case("logic")
+def logic_case(r):
+    class M(nn.Layer):
+        def forward(self, x, y, i, j):
+            f = lambda c: paddle.cast(c, "float32")  # noqa: E731
+            z = x / (y - y)  # inf, -inf and nan (0/0) where y - y is 0
+            a, b = x > 0, y > 0
+            return (f(paddle.isnan(z)), f(paddle.isinf(z)), f(paddle.isfinite(z * 0 + x)), f(a & b), f(a | b),
+                    f(a ^ b), f(~a), f(x >= y), f(x <= y), paddle.fmax(x, y), paddle.fmin(x, y),
+                    f(i & j), f(i | j), f(i ^ j), f(~i), f(paddle.logical_and(a, b)), f(paddle.logical_or(a, b)),
+                    f(paddle.logical_xor(a, b)), f(paddle.logical_not(a)))
+
+    return (M(), [spec("x", [None, 5]), spec("y", [None, 5]), spec("i", [None, 5], "int32"),
+                  spec("j", [None, 5], "int32")],
+            [uniform(r, [2, 5]), uniform(r, [2, 5]), r.integers(-8, 8, [2, 5]).astype("int32"),
+             r.integers(-8, 8, [2, 5]).astype("int32")])
+
+
+@case("reduce_more")
+def reduce_more_case(r):
+    class M(nn.Layer):
+        def forward(self, x, v):
+            f = lambda c: paddle.cast(c, "float32")  # noqa: E731
+            return (paddle.prod(x, axis=1), paddle.amax(x, axis=[0, 2]), paddle.amin(x, axis=-1, keepdim=True),
+                    f(paddle.all(x > -0.9, axis=1)), f(paddle.any(x > 0.9, axis=2)), paddle.logsumexp(x, axis=1),
+                    paddle.linalg.norm(x, p=2, axis=-1), paddle.linalg.norm(x, p=3, axis=1, keepdim=True),
+                    f(paddle.argsort(x, axis=1, descending=True)), paddle.sort(x, axis=-1),
+                    paddle.kthvalue(x, 2, axis=2)[0], paddle.cumprod(x, dim=1), paddle.dot(v, v),
+                    f(paddle.numel(x)))
+
+    return (M(), [spec("x", [None, 3, 4]), spec("v", [None, 4])], [uniform(r, [2, 3, 4]), uniform(r, [2, 4])])
+
+
+@case("tensor_more")
+def tensor_more_case(r):
+    class M(nn.Layer):
+        def forward(self, x, idx, upd):
+            a, b = paddle.meshgrid(x[0, :, 0], x[0, 0, :])
+            us = paddle.unbind(x, axis=1)
+            st = paddle.unstack(x, axis=2)
+            return (paddle.flip(x, [1, 2]), paddle.roll(x, 1, 2), paddle.roll(x, [1, -1], [1, 2]), a, b, us[0], us[2], st[1],
+                    paddle.expand_as(x[:, :1], x), paddle.take_along_axis(x, idx, 1),
+                    paddle.scatter(x[0], idx[0, :, 0], upd), paddle.scatter_nd_add(x[0], idx[0, :, :1], upd),
+                    paddle.lerp(x, x * 2 + 1, 0.3), paddle.linspace(0.0, 1.0, 5),
+                    paddle.einsum("bij,bkj->bik", x, x))
+
+    # indices unique within each scatter target row, so overwrite order cannot matter
+    idx = np.ascontiguousarray(np.array([[[2, 0, 1, 0], [1, 2, 0, 2], [0, 1, 2, 1]]] * 2, "int64"))
+    return (M(), [spec("x", [None, 3, 4]), spec("idx", [None, 3, 4], "int64"), spec("upd", [3, 4])],
+            [uniform(r, [2, 3, 4]), idx, uniform(r, [3, 4])])
+
+
+@case("pool_more")
+def pool_more_case(r):
+    class M(nn.Layer):
+        def forward(self, x):
+            m, mask = F.max_pool2d(x, 2, 2, return_mask=True)
+            theta = x[:1, 0, :2, :3] * 0.3  # a small affine map: grid points stay near the input
+            return (m, paddle.cast(mask, "float32"), F.maxout(x, 2, axis=1), F.channel_shuffle(x, 2),
+                    F.pixel_unshuffle(x, 2), F.affine_grid(theta, [1, 1, 3, 4], align_corners=False),
+                    F.unfold(x, [2, 2], strides=2), F.label_smooth(F.softmax(x, 1), epsilon=0.2),
+                    F.pad(x[:, :, 0], [1, 2], value=0.25, data_format="NCL"),
+                    F.adaptive_max_pool2d(x, 2))
+
+    return M(), [spec("x", [None, 4, 4, 6])], [uniform(r, [2, 4, 4, 6])]
+
+
 @case("vit_encoder", tol=(1e-4, 1e-5))
 def vit_case(r):
     dim, heads = 32, 4
