@@ -450,6 +450,45 @@ def pool_more_case(r):
     return M(), [spec("x", [None, 4, 4, 6])], [uniform(r, [2, 4, 4, 6])]
 
 
+@case("resample_more")
+def resample_more_case(r):
+    class M(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.up3 = nn.Conv3DTranspose(2, 3, 2, stride=2)
+            self.offset = nn.Conv2D(2, 2 * 9, 3, padding=1)
+            self.mask = nn.Conv2D(2, 9, 3, padding=1)
+            self.dcn = paddle.vision.ops.DeformConv2D(2, 3, 3, padding=1)
+
+        def forward(self, x, v, cols):
+            x3 = paddle.unsqueeze(x, 2)  # [N, 2, 1, 4, 6]
+            m3, mask3 = F.max_pool3d(paddle.concat([x3, x3 * 2], axis=2), 2, 2, return_mask=True)
+            return (F.hardtanh(x, -0.3, 0.6), F.interpolate(x, size=[5, 9], mode="bicubic", align_corners=True),
+                    F.interpolate(v, size=[11], mode="linear", data_format="NCW"),
+                    F.interpolate(x3, scale_factor=[2, 1, 2], mode="trilinear"), self.up3(x3), m3,
+                    paddle.cast(mask3, "float32"), F.fold(cols, [4, 6], [2, 2], strides=2),  # fold needs a static batch: its own input
+                    F.pad(v, [1, 2, 0, 1], value=0.5, mode="constant"),
+                    self.dcn(x, F.tanh(self.offset(x)), F.sigmoid(self.mask(x))))
+
+    m = M()
+    return (m, [spec("x", [None, 2, 4, 6]), spec("v", [None, 3, 7]), spec("cols", [2, 8, 6])],
+            [uniform(r, [2, 2, 4, 6]), uniform(r, [2, 3, 7]), uniform(r, [2, 8, 6])])
+
+
+@case("set_value")
+def set_value_case(r):
+    class M(nn.Layer):
+        def forward(self, x, v):
+            y = x * 1.0
+            y[:, 1] = v             # a tensor value
+            z = x * 2.0
+            z[:, ::2, 1:3] = v[:, :2] * 3.0  # broadcast over a strided range
+            # (a constant value, z[...] = 0.5, is pd_op.set_value_ with a "values" list: not translated yet)
+            return y, z
+
+    return M(), [spec("x", [None, 3, 4]), spec("v", [None, 4])], [uniform(r, [2, 3, 4]), uniform(r, [2, 4])]
+
+
 @case("vit_encoder")
 def vit_case(r):
     dim, heads = 32, 4
