@@ -357,8 +357,11 @@ def detection_case(r):
             pv2 = paddle.reshape(pv, [-1, 4])
             dec = paddle.vision.ops.box_coder(pb2, pv2, targets, code_type="decode_center_size", axis=0)
             bs = paddle.transpose(scores, [0, 2, 1])
-            out, num, index = paddle._C_ops.multiclass_nms3(boxes, bs, None, 0.05, 10, 5, 0.5, True, 1.0, -1)
-            return boxes, scores, pb, pv, dec, out, paddle.cast(index, "float32"), paddle.cast(num, "float32")
+            out, index, num = paddle._C_ops.multiclass_nms3(boxes, bs, None, 0.05, 10, 5, 0.5, True, 1.0, -1)
+            mo, mnum, midx = paddle.vision.ops.matrix_nms(boxes, bs, 0.05, 0.1, 10, 5, background_label=-1,
+                                                          return_index=True, return_rois_num=True)
+            f = lambda t: paddle.cast(t, "float32")  # noqa: E731
+            return boxes, scores, pb, pv, dec, out, f(index), f(num), mo, f(mnum), f(midx)
 
     m = M()
     n_priors = 4 * 4 * 3
@@ -478,15 +481,19 @@ def resample_more_case(r):
 @case("set_value")
 def set_value_case(r):
     class M(nn.Layer):
-        def forward(self, x, v):
+        def forward(self, x, v, i0, i1):
             y = x * 1.0
             y[:, 1] = v             # a tensor value
             z = x * 2.0
             z[:, ::2, 1:3] = v[:, :2] * 3.0  # broadcast over a strided range
             # (a constant value, z[...] = 0.5, is pd_op.set_value_ with a "values" list: not translated yet)
-            return y, z
+            w = paddle.index_put(x, (i0, i1), v[0])  # x[i0[k], i1[k], :] = v[0]
+            a = paddle.index_put(x, (i0, i1), v[1], accumulate=True)  # (1, 0) twice: accumulated
+            m = F.sequence_mask(i1, maxlen=4, dtype="float32")
+            return y, z, w, a, m
 
-    return M(), [spec("x", [None, 3, 4]), spec("v", [None, 4])], [uniform(r, [2, 3, 4]), uniform(r, [2, 4])]
+    return (M(), [spec("x", [None, 3, 4]), spec("v", [None, 4]), spec("i0", [3], "int64"), spec("i1", [3], "int64")],
+            [uniform(r, [2, 3, 4]), uniform(r, [2, 4]), np.array([1, 0, 1], "int64"), np.array([0, 2, 0], "int64")])
 
 
 @case("vit_encoder")

@@ -179,6 +179,8 @@ const Spec kSpecs[] = {
     {"take_along_axis", "take_along_axis", "Input Index", "Result", "axis=Axis"},
     {"scatter", "scatter", "X Ids Updates", "Out"},
     {"scatter_nd_add", "scatter_nd_add", "X Index Updates", "Out"},
+    {"index_put", "index_put", "x indices value", "out"},
+    {"sequence_mask", "sequence_mask", "X MaxLenTensor@maxlen", "Y"},
     {"flip", "flip", "X", "Out"},
     {"roll", "roll", "X ShiftsTensor@shifts", "Out"},
     {"unbind", "unbind", "X", "Out"},
@@ -217,6 +219,7 @@ const Spec kSpecs[] = {
     {"prior_box", "prior_box", "Input Image", "Boxes Variances"},
     {"box_coder", "box_coder", "PriorBox PriorBoxVar TargetBox", "OutputBox"},
     {"multiclass_nms3", "multiclass_nms3", "BBoxes Scores RoisNum", "Out Index NmsRoisNum"},
+    {"matrix_nms", "matrix_nms", "BBoxes Scores", "Out Index RoisNum"},
 };
 // clang-format on
 
