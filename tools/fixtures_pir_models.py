@@ -39,10 +39,43 @@ class Encoder(paddle.nn.Layer):
         return paddle.nn.functional.softmax(self.head(paddle.mean(h, axis=1)))
 
 
+class ControlFlow(paddle.nn.Layer):
+    """Python `if` and `while` on tensors, which Paddle 3 saves as pd_op.if / pd_op.while regions: one `if`
+    takes its true branch and one its false branch on the synthesized input; the first loop carries a
+    counter and a tensor, the second swaps two loop values each step (its yield passes a loop value on
+    to the other's slot)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        if paddle.mean(y) > -100.0:
+            y = y * 2.0
+        else:
+            y = y - 1.0
+        if paddle.mean(y) < -100.0:
+            y = paddle.exp(y)
+        else:
+            y = paddle.tanh(y) + 0.25
+        i = paddle.zeros([1], "int64")
+        while i < 3:
+            y = paddle.tanh(y) * 1.5 + 0.5
+            i = i + 1
+        z = y * 0.5
+        j = paddle.zeros([1], "int64")
+        while j < 3:
+            y, z = z, y + 1.0
+            j = j + 1
+        return y - 2.0 * z
+
+
 MODELS = {
     "resnet18": (lambda: paddle.vision.models.resnet18(), [1, 3, 224, 224]),
     "mobilenet_v2": (lambda: paddle.vision.models.mobilenet_v2(scale=1.0), [1, 3, 224, 224]),
     "encoder": (Encoder, [2, 16, 64]),
+    "control_flow": (ControlFlow, [3, 8]),
 }
 
 

@@ -172,18 +172,107 @@ std::string full_name(const std::string& n) {
   if (n == "p") return "builtin.parameter";
   if (n.rfind("0.", 0) == 0) return "builtin." + n.substr(2);
   if (n.rfind("1.", 0) == 0) return "pd_op." + n.substr(2);
+  if (n.rfind("2.", 0) == 0) return "cf." + n.substr(2);  // cf.yield ends a control-flow block
   return n;
 }
 
-Op read_op(const std::string& origin, const Value& v, int index, std::set<int64_t>& defined) {
-  Op op;
-  op.index = index;
-  Where w{origin};
-  const std::string what = fmt::format("op {}", index);
-  const Struct& s = object_at(w, &v, what);
-  op.name = full_name(string_at(w, field(s, "#"), what + " name"));
-  w.op = &op;
-  if (op.name == "builtin.parameter") {
+// The values visible in a block: its own and its ancestors'. Block
+// arguments come as negative ids that each block numbers afresh; they are
+// given ids of their own (above any a file may use).
+struct Scope {
+  const Scope* parent = nullptr;
+  std::set<int64_t> defined;
+  std::map<int64_t, int64_t> args;  ///< the file's negative id -> the fresh id
+
+  bool visible(int64_t id) const { return defined.count(id) || (parent && parent->visible(id)); }
+  int64_t resolve(int64_t id) const {
+    if (id >= 0) return id;
+    if (auto it = args.find(id); it != args.end()) return it->second;
+    return parent ? parent->resolve(id) : 0;
+  }
+};
+
+constexpr int64_t kMaxFileId = int64_t{1} << 53;  // JSON numbers are exact up to here
+constexpr int kMaxDepth = 32;
+
+struct Reader {
+  const std::string& origin;
+  int64_t next_arg_id = kMaxFileId + 1;
+
+  Op read_op(const Value& v, int index, int depth, Scope& scope) {
+    Op op;
+    op.index = index;
+    op.depth = depth;
+    Where w{origin};
+    const std::string what = fmt::format("op {}", index);
+    const Struct& s = object_at(w, &v, what);
+    op.name = full_name(string_at(w, field(s, "#"), what + " name"));
+    w.op = &op;
+    if (op.name == "builtin.parameter") {
+      read_parameter(w, s, op);
+    } else {
+      if (const Value* attrs = field(s, "A"))
+        for (const Value& a : list_at(w, attrs, "attributes").values()) {
+          const Struct& as = object_at(w, &a, "attribute");
+          std::string name = string_at(w, field(as, "N"), "attribute name");
+          op.attrs.push_back({name, read_attr(w, field(as, "AT"), fmt::format("attribute '{}'", printable(name)))});
+        }
+      if (const Value* in = field(s, "I"))
+        for (const Value& i : list_at(w, in, "operands").values())
+          op.operands.push_back(operand_id(w, &i, op.operands.size(), scope));
+      if (const Value* out = field(s, "O"))
+        for (const Value& o : list_at(w, out, "results").values()) {
+          op.results.push_back(value_id(w, &o, "result"));
+          op.result_types.push_back(read_type(w, field(object_at(w, &o, "result"), "TT"), "result type"));
+        }
+      if (const Value* regions = field(s, "regions")) {
+        if (depth >= kMaxDepth) w.fail(fmt::format("regions nested more than {} deep", kMaxDepth));
+        for (const Value& r : list_at(w, regions, "regions").values())
+          op.regions.push_back(read_region(w, r, depth + 1, scope));
+      }
+    }
+    for (int64_t r : op.results) {
+      if (r == 0) continue;  // an optional result Paddle left out
+      if (r >= kMaxFileId) w.fail(fmt::format("value id {} is too large", r));
+      if (scope.visible(r) || !scope.defined.insert(r).second) w.fail(fmt::format("value {} is defined twice", r));
+    }
+    return op;
+  }
+
+  // A region of one block (all Paddle 3 writes); its values stay inside.
+  Block read_region(const Where& w, const Value& r, int depth, const Scope& outer) {
+    const ListValue& blocks = list_at(w, field(object_at(w, &r, "region"), "blocks"), "region blocks");
+    if (blocks.values_size() != 1) w.fail(fmt::format("a region with {} blocks (fluidc reads one)", blocks.values_size()));
+    const Struct& b = object_at(w, &blocks.values(0), "block");
+    Scope scope{&outer, {}, {}};
+    Block block;
+    if (const Value* args = field(b, "args"))
+      for (const Value& a : list_at(w, args, "block arguments").values()) {
+        const Struct& as = object_at(w, &a, "block argument");
+        const int64_t file_id = integer_at(w, field(as, "#"), "block argument id");
+        if (file_id >= 0 || scope.args.count(file_id)) w.fail(fmt::format("block argument id {} is not a new negative id", file_id));
+        const int64_t id = next_arg_id++;
+        scope.args[file_id] = id;
+        scope.defined.insert(id);
+        block.args.push_back(id);
+        block.arg_types.push_back(read_type(w, field(as, "TT"), "block argument type"));
+      }
+    const ListValue& ops = list_at(w, field(b, "ops"), "block ops");
+    for (int i = 0; i < ops.values_size(); ++i) block.ops.push_back(read_op(ops.values(i), i, depth, scope));
+    return block;
+  }
+
+  int64_t operand_id(const Where& w, const Value* v, size_t index, const Scope& scope) {
+    const int64_t file_id = integer_at(w, field(object_at(w, v, "operand"), "%"), "operand value id");
+    if (file_id == 0) return 0;
+    const int64_t id = scope.resolve(file_id);
+    if (id == 0 || !scope.visible(id))
+      w.fail(fmt::format("operand {} is value {}, which no earlier op of this block or an enclosing one defines",
+                         index, file_id));
+    return id;
+  }
+
+  static void read_parameter(const Where& w, const Struct& s, Op& op) {
     // "A": [.., .., .., NAME]: the name is the one string in it.
     for (const Value& a : list_at(w, field(s, "A"), "parameter attributes").values())
       if (a.kind_case() == Value::kStringValue) op.attrs.push_back({"parameter_name", {.kind = Attr::kString, .s = a.string_value()}});
@@ -196,31 +285,8 @@ Op read_op(const std::string& origin, const Value& v, int index, std::set<int64_
     const Value* o = field(s, "O");
     op.results.push_back(value_id(w, o, "result"));
     op.result_types.push_back(read_type(w, field(object_at(w, o, "result"), "TT"), "result type"));
-  } else {
-    if (const Value* attrs = field(s, "A"))
-      for (const Value& a : list_at(w, attrs, "attributes").values()) {
-        const Struct& as = object_at(w, &a, "attribute");
-        std::string name = string_at(w, field(as, "N"), "attribute name");
-        op.attrs.push_back({name, read_attr(w, field(as, "AT"), fmt::format("attribute '{}'", printable(name)))});
-      }
-    if (const Value* in = field(s, "I"))
-      for (const Value& i : list_at(w, in, "operands").values()) op.operands.push_back(value_id(w, &i, "operand"));
-    if (const Value* out = field(s, "O"))
-      for (const Value& o : list_at(w, out, "results").values()) {
-        op.results.push_back(value_id(w, &o, "result"));
-        op.result_types.push_back(read_type(w, field(object_at(w, &o, "result"), "TT"), "result type"));
-      }
-    op.has_regions = field(s, "regions") != nullptr;
   }
-  for (size_t i = 0; i < op.operands.size(); ++i)
-    if (op.operands[i] != 0 && !defined.count(op.operands[i]))
-      w.fail(fmt::format("operand {} is value {}, which no earlier op defines", i, op.operands[i]));
-  for (int64_t r : op.results) {
-    if (r == 0) continue;  // an optional result Paddle left out
-    if (!defined.insert(r).second) w.fail(fmt::format("value {} is defined twice", r));
-  }
-  return op;
-}
+};
 
 }  // namespace
 
@@ -238,7 +304,7 @@ bool is_pir_json(const std::string& bytes) {
 Location op_location(const std::string& origin, const Op& op) {
   Location l;
   l.file = origin;
-  l.block = 0;
+  l.block = op.depth;
   l.op = op.index;
   l.op_type = op.name;
   return l;
@@ -261,8 +327,9 @@ Program read_json(const std::string& bytes, const std::string& origin) {
   const ListValue& blocks = list_at(w, field(object_at(w, &regions.values(0), "region"), "blocks"), "region blocks");
   if (blocks.values_size() != 1) w.fail(fmt::format("the top region has {} blocks, expected 1", blocks.values_size()));
   const ListValue& ops = list_at(w, field(object_at(w, &blocks.values(0), "block"), "ops"), "block ops");
-  std::set<int64_t> defined;
-  for (int i = 0; i < ops.values_size(); ++i) p.ops.push_back(read_op(origin, ops.values(i), i, defined));
+  Scope scope;
+  Reader reader{origin};
+  for (int i = 0; i < ops.values_size(); ++i) p.ops.push_back(reader.read_op(ops.values(i), i, 0, scope));
   return p;
 }
 

@@ -33,15 +33,28 @@ struct Attr {
   std::vector<int64_t> ints;  ///< kIntArray
 };
 
+struct Op;
+
+/// A block inside an op's region (pd_op.if's branches, pd_op.while's body):
+/// its arguments (the while's loop variables as one iteration sees them,
+/// given fresh ids here) and its ops, the last a cf.yield.
+struct Block {
+  std::vector<int64_t> args;
+  std::vector<Type> arg_types;
+  std::vector<Op> ops;
+};
+
 struct Op {
   /// Full name: "pd_op.conv2d", "builtin.parameter", "builtin.combine".
   std::string name;
-  int index = 0;  ///< position in the top block, for messages
+  int index = 0;  ///< position in its block, for messages
+  int depth = 0;  ///< 0: the top block; n: inside n regions
   std::vector<int64_t> operands;  ///< value ids; 0 = an optional operand left out
   std::vector<int64_t> results;
   std::vector<Type> result_types;
   std::vector<std::pair<std::string, Attr>> attrs;
-  bool has_regions = false;  ///< control flow (pd_op.if, pd_op.while): sub-blocks
+  /// Control flow (pd_op.if, pd_op.while): one block per region.
+  std::vector<Block> regions;
 
   const Attr* attr(const std::string& name) const;
 };
@@ -58,7 +71,8 @@ bool is_pir_json(const std::string& bytes);
 /// `origin` and the op (index and name) they are in.
 Program read_json(const std::string& bytes, const std::string& origin);
 
-/// Location of op `op` for messages: "FILE: block 0, op 12 (pd_op.conv2d)".
+/// Location of op `op` for messages: "FILE: block 0, op 12 (pd_op.conv2d)"
+/// (the block is PIR's nesting depth).
 Location op_location(const std::string& origin, const Op& op);
 
 }  // namespace fluidc::pir

@@ -110,7 +110,8 @@ void add_elementwise_ops(std::vector<OpDef>& t) {
                  .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}},
                  .attrs = attrs,
                  .attrs_struct = "ElementwiseAttrs",
-                 .infer_shape = shape_rules::grads_like_inputs});
+                 .infer_shape = shape_rules::grads_like_inputs,
+                 .in_place = std::string(name) == "add" ? kAddGradInPlace : std::vector<OpDef::InPlace>{}});
   }
   // lerp: three operands broadcast together; not fusable (three inputs).
   t.push_back({.type = "lerp", .family = "elementwise", .inputs = {{"X"}, {"Y"}, {"Weight"}}, .outputs = {{"Out"}},

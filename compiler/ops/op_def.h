@@ -260,6 +260,9 @@ inline const std::vector<OpDef::InPlace> kUnaryGradInPlace{{"Out@GRAD", "X@GRAD"
 /// read X[i] before writing Out[i] when X is not broadcast; the memory plan
 /// pairs only an X of Out's very type.
 inline const std::vector<OpDef::InPlace> kBinaryInPlace{{"X", "Out"}};
+/// elementwise_add_grad: with X of Out's type (all the plan pairs), X@GRAD
+/// is Out@GRAD itself, and Y@GRAD reads the same values after it.
+inline const std::vector<OpDef::InPlace> kAddGradInPlace{{"Out@GRAD", "X@GRAD"}};
 
 }  // namespace ops
 }  // namespace fluidc

@@ -237,7 +237,8 @@ bool add_grad_bias_f32(const Shape& os, const Shape& xa, const Shape& ya, const 
   for (int i = first; i <= last; ++i)
     if (ya.d[i] != os.d[i]) return false;
   const int64_t pre = prod(os, 0, first), mid = prod(os, first, last + 1), post = prod(os, last + 1, os.rank);
-  if (dx) std::copy(dout, dout + os.numel(), dx->data<float>());
+  // X@GRAD over Out@GRAD's bytes (the memory plan's in-place pair): nothing to copy.
+  if (dx && dx->data<float>() != dout) std::copy(dout, dout + os.numel(), dx->data<float>());
   if (dy) {
     double* acc = zeroed(Slot::kAcc, mid);
     bias_grad_f32(pre, mid, post, dout, acc);

@@ -1,4 +1,4 @@
-// kernels/cpu/rows_f32.cc - softmax_grad and layer_norm_grad along fp32 rows: straight loops the compiler vectorises, per ISA.
+// kernels/cpu/rows_f32.cc - softmax, softmax_grad and layer_norm_grad along fp32 rows: straight loops the compiler vectorises, per ISA.
 //
 // The generic normalisation gradient (norm.cc) visits one element at a time
 // through a callback with its optional operands tested inside: scalar code,
@@ -11,6 +11,7 @@
 
 #include "kernels/cpu/isa_clones.h"
 #include "kernels/loop_hints.h"
+#include "kernels/pointwise.h"
 
 #pragma STDC FP_CONTRACT OFF
 
@@ -72,6 +73,41 @@ template <bool kScale>
                                                                  double* dscale, double* dbias) {
   if (scale) rows_impl<true>(rows, cols, x, dy, scale, mean, inv, dx, dscale, dbias);
   else rows_impl<false>(rows, cols, x, dy, scale, mean, inv, dx, dscale, dbias);
+}
+
+// y = e^(max(x - mx, -64)). A clone of its own: inlined after the max
+// loops, clang 14 leaves this loop scalar ("value that could not be
+// identified as reduction is used outside the loop").
+[[gnu::always_inline]] inline void exp_shifted_f32_body(int64_t n, const float* x, float* y, float mx) {
+  FLUIDC_ELEMENTWISE_LOOP
+  for (int64_t c = 0; c < n; ++c) {
+    const float shifted = x[c] - mx;
+    y[c] = pw::exp_f32(shifted < kSoftmaxClip ? kSoftmaxClip : shifted);
+  }
+}
+FLUIDC_ISA_CLONES(void, exp_shifted_f32, (int64_t n, const float* x, float* y, float mx), (n, x, y, mx))
+
+[[gnu::always_inline]] inline void softmax_rows_f32_body(int64_t rows, int64_t n, const float* x, float* y) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    // The max in lanes (exact in any order), then one pass of exp_f32 (a
+    // vectorisable exp, not libm's call per element: 5% of the BERT-tiny
+    // step), then the sum in lanes.
+    float lane_max[kLanes];
+    for (int l = 0; l < kLanes; ++l) lane_max[l] = xr[0];
+    int64_t j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+      for (int l = 0; l < kLanes; ++l) lane_max[l] = xr[j + l] > lane_max[l] ? xr[j + l] : lane_max[l];
+    for (int l = 0; j < n; ++j, ++l) lane_max[l] = xr[j] > lane_max[l] ? xr[j] : lane_max[l];
+    float mx = lane_max[0];
+    for (int l = 1; l < kLanes; ++l) mx = lane_max[l] > mx ? lane_max[l] : mx;
+    exp_shifted_f32(n, xr, yr, mx);
+    const float inv = 1.0f / static_cast<float>(
+        lane_sums<1>(n, [&](int64_t c) { return std::array<double, 1>{static_cast<double>(yr[c])}; })[0]);
+    FLUIDC_ELEMENTWISE_LOOP
+    for (int64_t c = 0; c < n; ++c) yr[c] *= inv;
+  }
 }
 
 [[gnu::always_inline]] inline void softmax_grad_rows_f32_body(int64_t rows, int64_t n, const float* out,
@@ -144,6 +180,8 @@ FLUIDC_ISA_CLONES(void, batch_norm_grad_planes_f32,
                   (int64_t N, int64_t C, int64_t S, const float* x, const float* dy, const float* scale,
                    const double* mean, const double* inv, float* dx, double* dscale, double* dbias),
                   (N, C, S, x, dy, scale, mean, inv, dx, dscale, dbias))
+
+FLUIDC_ISA_CLONES(void, softmax_rows_f32, (int64_t rows, int64_t n, const float* x, float* y), (rows, n, x, y))
 
 FLUIDC_ISA_CLONES(void, softmax_grad_rows_f32, (int64_t rows, int64_t n, const float* out, const float* dy, float* dx),
                   (rows, n, out, dy, dx))

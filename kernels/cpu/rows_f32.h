@@ -1,4 +1,4 @@
-// kernels/cpu/rows_f32.h - private: kernels along contiguous fp32 rows (softmax_grad, layer_norm_grad, batch_norm_grad's planes, a bias's gradient), vectorised per instruction set.
+// kernels/cpu/rows_f32.h - private: kernels along contiguous fp32 rows (softmax and its grad, layer_norm_grad, batch_norm_grad's planes, a bias's gradient), vectorised per instruction set.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,14 @@ namespace fluidc::kernels::detail {
 /// the same order on every instruction set.
 void layer_norm_grad_rows_f32(int64_t rows, int64_t cols, const float* x, const float* dy, const float* scale,
                               const double* mean, const double* inv, float* dx, double* dscale, double* dbias);
+
+/// x - max clipped below at this before exp, as Paddle's CPU softmax does.
+inline constexpr float kSoftmaxClip = -64.0f;
+
+/// softmax along contiguous rows of n: y = e^(max(x - max(x), -64)) / sum,
+/// with exp_f32 (kernels/pointwise.h, about 3 ulp) and the sum in double (8
+/// interleaved partial sums). y may be x.
+void softmax_rows_f32(int64_t rows, int64_t n, const float* x, float* y);
 
 /// softmax_grad along contiguous rows of n: dx = (dy - sum(dy * out)) * out
 /// per row, the sum in double (8 interleaved partial sums, as above) and

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdint>
 
+#include <type_traits>
+
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/rows_f32.h"
 #include "kernels/cpu/unary_impl.h"
 
 namespace fluidc::kernels::detail {
@@ -28,12 +31,14 @@ inline AxisSplit split_at_axis(const char* op, const Shape& s, int axis) {
 }
 
 /// Softmax of every [n] line of x (stride `inner`) into y. Paddle's CPU
-/// kernel clips x - max at -64 before exp; we do the same so tiny
+/// kernel clips x - max at -64 before exp (kSoftmaxClip); we do the same so tiny
 /// probabilities (and the losses built on them) agree with it. Each line's
 /// max is taken before any element of it is written, so y may alias x.
 template <class T>
 void softmax_rows(const T* x, T* y, const AxisSplit& sp) {
-  const T kClip = T(-64);
+  if constexpr (std::is_same_v<T, float>)
+    if (sp.inner == 1 && sp.n > 0) return softmax_rows_f32(sp.outer, sp.n, x, y);  // contiguous rows, vectorised
+  const T kClip = T(kSoftmaxClip);
   for (int64_t o = 0; o < sp.outer; ++o) {
     for (int64_t in = 0; in < sp.inner; ++in) {
       const int64_t base = o * sp.n * sp.inner + in;

@@ -113,7 +113,7 @@ TEST_CASE("bad PIR programs are located errors", "[pir]") {
   CHECK_THAT(error_of("{\"base_code\":{\"magic\":\"pir\"},\"program\":[1,"), Catch::Contains("not valid JSON"));
   // An operand nobody defined, a value defined twice, an unknown element type.
   CHECK_THAT(error_of(pir_program(kData + "," + kMatmul)),
-             Catch::Contains("op 1 (pd_op.matmul): error: operand 1 is value 1, which no earlier op defines"));
+             Catch::Contains("op 1 (pd_op.matmul): error: operand 1 is value 1, which no earlier op"));
   CHECK_THAT(error_of(pir_program(kParam + "," + kParam)), Catch::Contains("value 1 is defined twice"));
   std::string bad_type = kParam;
   bad_type.replace(bad_type.find("0.t_f32"), 7, "0.t_q99");
@@ -125,6 +125,23 @@ TEST_CASE("bad PIR programs are located errors", "[pir]") {
   const std::string cond = R"({"#":"1.if","A":[],"I":[{"%":2}],"O":[],"regions":[]})";
   CHECK_THAT(error_of(pir_program(kData + "," + odd + "," + odd2 + "," + cond)),
              Catch::Contains("2 PIR op types not supported: pd_op.frobnicate (2), pd_op.if (1)"));
+  // Control flow: a branch must end in cf.yield, and a value of one branch is not visible in the other.
+  const std::string flag = R"({"#":"1.full","A":[{"AT":{"#":"1.a_intarray","D":[1]},"N":"shape"},)"
+                           R"({"AT":{"#":"0.a_f64","D":1},"N":"value"},{"AT":{"#":"1.a_dtype","D":"bool"},"N":"dtype"}],)"
+                           R"("I":[],"O":[{"%":20,"TT":)" + tensor("bool", "[1]") + "}]}";
+  const std::string relu = R"({"#":"1.relu","A":[],"I":[{"%":2}],"O":[{"%":21,"TT":)" + tensor("f32", "[-1,4]") + "}]}";
+  const std::string yield21 = R"({"#":"2.yield","A":[],"I":[{"%":21}],"O":[]})";
+  const std::string yield2 = R"({"#":"2.yield","A":[],"I":[{"%":2}],"O":[]})";
+  auto if_op = [&](const std::string& t, const std::string& f) {
+    return R"({"#":"1.if","A":[],"I":[{"%":20}],"O":[{"%":22,"TT":)" + tensor("f32", "[-1,4]") +
+           R"(}],"regions":[{"#":"region_1","blocks":[{"#":"block_1","args":[],"ops":[)" + t +
+           R"(]}]},{"#":"region_2","blocks":[{"#":"block_2","args":[],"ops":[)" + f + "]}]}]}";
+  };
+  CHECK_NOTHROW(Program::parse(pir_program(kData + "," + flag + "," + if_op(relu + "," + yield21, yield2)), "ok.json", false));
+  CHECK_THAT(error_of(pir_program(kData + "," + flag + "," + if_op(relu, yield2))),
+             Catch::Contains("op 2 (pd_op.if): error: a region whose block does not end in cf.yield"));
+  CHECK_THAT(error_of(pir_program(kData + "," + flag + "," + if_op(relu + "," + yield21, yield21))),
+             Catch::Contains("block 1, op 0 (cf.yield): error: operand 0 is value 21, which no earlier op"));
   // Nesting deeper than the parser allows is an error, not a stack overflow.
   CHECK_THAT(error_of(pir_program(std::string(100000, '['))), Catch::Contains("error"));
   // Names from the file reach messages escaped.

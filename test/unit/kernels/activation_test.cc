@@ -192,11 +192,13 @@ TEST_CASE("softmax_grad matches finite differences", "[activation][softmax][grad
 }
 
 TEST_CASE("softmax and softmax_grad (its vectorised rows) along fp32 rows agree with fp64 and run in place", "[activation][softmax]") {
-  // Rows of 37 and 64: whole 8-lane blocks and a tail (kernels/cpu/rows_f32.cc).
-  for (int64_t n : {37, 64}) {
+  // Rows of 1 to 100: whole 8-lane blocks and tails (kernels/cpu/rows_f32.cc); the last row spans 200,
+  // so x - max goes below the clip at -64 there (fp64 clips alike).
+  for (int64_t n : {1, 7, 37, 64, 100}) {
     INFO("rows of " << n);
     std::mt19937 rng(17);
     Tensor x = random(Shape{3, n}, DType::kFP32, rng, -3, 3), dy = random(Shape{3, n}, DType::kFP32, rng);
+    for (int64_t j = 0; j < n; ++j) x.data<float>()[2 * n + j] = -100.0f + 200.0f * static_cast<float>(j % 5) / 4;
     Tensor out, dx, out64_ref;
     kernels::softmax(x, out, {});
     kernels::softmax(converted(x, DType::kFP64), out64_ref, {});
