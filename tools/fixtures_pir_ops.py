@@ -130,9 +130,8 @@ def norms_case(r):
     # Non-trivial affine parameters: the defaults (ones, zeros) would hide swapped Scale/Bias operands.
     for p in m.parameters():
         p.set_value(uniform(r, p.shape, 0.5, 1.5))
-    # instance_norm's input has a fixed batch: with batch None Paddle types its saved mean as [-4] (N*C),
-    # which fluidc's PIR reader rejects (a reader matter, reported; the table row is what this case checks).
-    return (m, [spec("x", [None, 4, 6, 6]), spec("xi", [2, 4, 6, 6])],
+    # With batch None Paddle types instance_norm's saved mean as [-4] (N*C): any negative size is unknown.
+    return (m, [spec("x", [None, 4, 6, 6]), spec("xi", [None, 4, 6, 6])],
             [uniform(r, [2, 4, 6, 6], -2, 2), uniform(r, [2, 4, 6, 6], -2, 2)])
 
 
@@ -486,7 +485,7 @@ def set_value_case(r):
             y[:, 1] = v             # a tensor value
             z = x * 2.0
             z[:, ::2, 1:3] = v[:, :2] * 3.0  # broadcast over a strided range
-            # (a constant value, z[...] = 0.5, is pd_op.set_value_ with a "values" list: not translated yet)
+            z[:, 2, :] = 0.5        # a constant: pd_op.set_value_ with a "values" list
             w = paddle.index_put(x, (i0, i1), v[0])  # x[i0[k], i1[k], :] = v[0]
             a = paddle.index_put(x, (i0, i1), v[1], accumulate=True)  # (1, 0) twice: accumulated
             m = F.sequence_mask(i1, maxlen=4, dtype="float32")
@@ -494,6 +493,22 @@ def set_value_case(r):
 
     return (M(), [spec("x", [None, 3, 4]), spec("v", [None, 4]), spec("i0", [3], "int64"), spec("i1", [3], "int64")],
             [uniform(r, [2, 3, 4]), uniform(r, [2, 4]), np.array([1, 0, 1], "int64"), np.array([0, 2, 0], "int64")])
+
+
+@case("constants_and_forms")
+def constants_and_forms_case(r):
+    """Forms the table alone cannot say: a constant made in forward (assign_value_ with a values list),
+    tril/triu (ProgramDesc's tril_triu with a lower attribute), clip with a tensor bound (the attribute
+    still required), and sum with no dtype ("Undefined(ALL_DTYPE)")."""
+    class M(nn.Layer):
+        def forward(self, x, lo):
+            c = paddle.to_tensor([0.5, -1.0, 2.0, 0.25], dtype="float32")
+            k = paddle.to_tensor([3, 1, 2, 0], dtype="int64")
+            t = paddle.tril(x) - paddle.triu(x, 1) * c
+            clipped = paddle.clip(t, paddle.min(lo), 0.75)
+            return clipped, paddle.sum(clipped, axis=1), paddle.gather(x, k, axis=1)
+
+    return (M(), [spec("x", [None, 4]), spec("lo", [3])], [uniform(r, [4, 4], -2, 2), uniform(r, [3], -1.5, -0.5)])
 
 
 @case("vit_encoder")
@@ -655,7 +670,7 @@ def main(argv):
         used = {o[len("pd_op."):].rstrip("_") for o in seen}
         print("kSpecs rows no case uses:", sorted(rows - used) or "none")
         # The translator lowers these itself (pir_translate.cc), not by a row.
-        structural = {"data", "fetch", "full", "full_int_array", "full_with_tensor", "shape", "shape64"}
+        structural = {"data", "fetch", "full", "full_int_array", "full_with_tensor", "shape", "shape64", "set_value"}
         print("ops in the cases without a row:", sorted(used - rows - structural) or "none")
 
 

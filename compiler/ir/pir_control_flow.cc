@@ -96,7 +96,7 @@ void Translator::write_while(const Op& op) {
     loop_vars.push_back(name_of(op.results[i]));
     write_assign(block_, tensor_var(op, op.operands[i + 1]), loop_vars[i]);
     names_[body.args[i]] = loop_vars[i];
-    aliased_.insert(body.args[i]);
+    bound_.insert(body.args[i]);
   }
   const std::string cond = fresh_var(fmt::format("while.cond_{}", op.results.empty() ? op.index : op.results[0]),
                                      type_of(op.operands[0]));
@@ -112,7 +112,7 @@ void Translator::write_while(const Op& op) {
   std::vector<std::string> from(k);
   for (size_t i = 0; i < k; ++i) {
     from[i] = tensor_var(op, yielded[i + 1]);
-    if (aliased_.count(yielded[i + 1]) && from[i] != loop_vars[i]) {
+    if (bound_.count(yielded[i + 1]) && from[i] != loop_vars[i]) {
       const std::string held = fresh_var(loop_vars[i] + ".next", type_of(op.results[i]));
       write_assign(into, from[i], held);
       from[i] = held;

@@ -115,8 +115,9 @@ Type read_type(const Where& w, const Value* v, const std::string& what, int dept
       w.fail(fmt::format("{}: unknown element type '{}'", what, printable(dt)));
     for (const Value& dim : list_at(w, &d.values(1), what + " dims").values()) {
       const int64_t n = integer_at(w, &dim, what + " dim");
-      if (n < -1) w.fail(fmt::format("{}: dimension {} is negative", what, n));
-      t.dims.push_back(n);
+      // Any negative size is unknown: Paddle multiplies -1 through (instance_norm's saved mean of a
+      // [-1, 4, ...] input is typed [-4]).
+      t.dims.push_back(n < 0 ? -1 : n);
     }
     if (t.dims.size() > 16) w.fail(fmt::format("{}: {} dimensions (at most 16)", what, t.dims.size()));
     t.kind = Type::kTensor;
@@ -153,8 +154,12 @@ Attr read_attr(const Where& w, const Value* v, const std::string& what, int dept
   } else if (name == "1.a_dtype") {
     pb::VarType::Type t;
     const std::string& dt = string_at(w, d, what);
-    if (!dtype_of(dt, t)) w.fail(fmt::format("{}: unknown dtype '{}'", what, printable(dt)));
-    a.kind = Attr::kDType, a.i = t;
+    if (dt.rfind("Undefined", 0) == 0) {
+      a.s = "undefined dtype";  // "Undefined(ALL_DTYPE)": no dtype given (sum's default), dropped like a place
+    } else {
+      if (!dtype_of(dt, t)) w.fail(fmt::format("{}: unknown dtype '{}'", what, printable(dt)));
+      a.kind = Attr::kDType, a.i = t;
+    }
   } else {
     a.s = name;  // places, layouts, ...: kept by name, read by nobody
   }

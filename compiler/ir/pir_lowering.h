@@ -89,6 +89,13 @@ class Translator {
   // full_with_tensor(value, shape): fill_constant with its tensor inputs.
   void write_full_with_tensor(const Op& op);
   void write_ruled(const Op& op, const OpRule& rule);
+  /// values (a PIR list) as assign_value's list for dtype: its name
+  /// (fp32_values, int64_values, ...) and elements of that type.
+  std::pair<std::string, Attr> typed_values(const Op& op, const Attr& values, pb::VarType::Type dtype) const;
+  /// "true", "false", "3", "0.5" as an attribute.
+  static Attr literal(const std::string& text);
+  void write_set_value(const Op& op);
+  int64_t bind_fresh(const std::string& var);
   void write_results(const Op& op, const OpRule& rule, pb::OpDesc& o);
   // A vector result's element nobody unpacks: a variable of its own.
   std::string element_var(const Op& op, int64_t id, size_t e, const Type& t);
@@ -109,7 +116,8 @@ class Translator {
   std::set<int64_t> read_;  ///< values some op reads
   std::map<int64_t, int> fetch_count_;
   std::map<int64_t, Type> arg_types_;     ///< block arguments' types
-  std::set<int64_t> aliased_;             ///< block arguments, named after their loop variables
+  std::set<int64_t> bound_;  ///< values named without a producing op: block arguments, synthesized constants
+  int64_t next_bound_id_ = int64_t{1} << 61;  ///< above any id a file or the reader uses
   std::map<int64_t, int> constant_block_;  ///< full / full_int_array value -> the block it was defined in
   int64_t feeds_ = 0, fetches_ = 0;
 };

@@ -8,8 +8,10 @@
 //   Slot@attr[List]   ... or a builtin.combine of scalar tensors into slot List
 //   -                 no counterpart (must be left out)
 //   ~                 dropped whatever it is (rnn's dropout random state, unused in inference)
-// Results: output slots in PIR's result order, "-" for none. Renames: "pir=legacy". The operand orders are
-// facts of Paddle 3's op definitions (checked on programs Paddle 3.3.1 writes, tools/fixtures_pir.py).
+//   Slot@attr!        as Slot@attr, and the attribute written as 0 when the tensor form is used
+// Renames "pir=legacy"; "name:=value" sets an attribute PIR folds into the op's name (tril: lower:=true).
+// Results: output slots in PIR's result order, "-" for none. The operand orders are facts of Paddle 3's op
+// definitions, each row checked on programs Paddle 3.3.1 writes (tools/fixtures_pir_ops.py).
 #include "compiler/ir/pir_ops.h"
 
 #include <map>
@@ -102,7 +104,7 @@ const Spec kSpecs[] = {
     {"square", "square", "X", "Out"},
     {"reciprocal", "reciprocal", "X", "Out"},
     {"pow", "pow", "X", "Out", "y=factor"},
-    {"clip", "clip", "X Min@min Max@max", "Out"},
+    {"clip", "clip", "X Min@min! Max@max!", "Out"},
     {"softmax", "softmax", "X", "Out"},
     {"log_softmax", "log_softmax", "X", "Out"},
     {"scale", "scale", "X ScaleTensor@scale", "Out"},
@@ -193,6 +195,9 @@ const Spec kSpecs[] = {
     {"one_hot", "one_hot_v2", "X depth_tensor@depth", "Out"},
     {"cast", "cast", "X", "Out", "dtype=out_dtype"},
     {"assign", "assign", "X", "Out"},
+    {"assign_value", "assign_value", "~", "Out", "values=*_values"},
+    {"tril", "tril_triu", "X", "Out", "lower:=true"},
+    {"triu", "tril_triu", "X", "Out", "lower:=false"},
     {"pad3d", "pad3d", "X Paddings@paddings", "Out", "pad_value=value"},
     {"pad", "pad", "X @pad_value", "Out"},
     {"nearest_interp", "nearest_interp_v2", "X OutSize SizeTensor Scale", "Out", "data_format=data_layout"},
@@ -242,6 +247,10 @@ OperandRule parse_operand(const std::string& w) {
     r.list_slot = rest.substr(open + 1, rest.size() - open - 2);
     rest = rest.substr(0, open);
   }
+  if (!rest.empty() && rest.back() == '!') {
+    r.attr_placeholder = true;
+    rest.pop_back();
+  }
   if (auto at = rest.find('@'); at != std::string::npos) {
     r.attr = rest.substr(at + 1);
     rest = rest.substr(0, at);
@@ -257,6 +266,10 @@ std::vector<OpRule> build_rules() {
     for (const auto& w : words(s.operands)) r.operands.push_back(parse_operand(w));
     for (const auto& w : words(s.results)) r.results.push_back(w == "-" ? "" : w);
     for (const auto& w : words(s.renames)) {
+      if (auto set = w.find(":="); set != std::string::npos) {
+        r.fixed_attrs.emplace_back(w.substr(0, set), w.substr(set + 2));
+        continue;
+      }
       auto eq = w.find('=');
       r.renamed_attrs.emplace_back(w.substr(0, eq), w.substr(eq + 1));
     }

@@ -15,6 +15,10 @@ struct OperandRule {
   /// Read by Paddle only for state fluidc keeps elsewhere (rnn's dropout
   /// random state): whatever is passed is dropped.
   bool ignored = false;
+  /// The ProgramDesc op requires `attr` even when the tensor form gives the
+  /// value (clip's min and max): it is then written as 0, which the tensor
+  /// overrides.
+  bool attr_placeholder = false;
 };
 
 /// One PIR op (pd_op dialect). ProgramDesc attribute types come from the
@@ -25,6 +29,9 @@ struct OpRule {
   std::vector<OperandRule> operands;
   std::vector<std::string> results;  ///< output slot per result; "" = no counterpart
   std::vector<std::pair<std::string, std::string>> renamed_attrs;  ///< PIR name -> ProgramDesc name
+  /// Attributes the ProgramDesc op takes that PIR folds into the op's name
+  /// (tril: lower = true), as "true", "false" or a number.
+  std::vector<std::pair<std::string, std::string>> fixed_attrs;
 };
 
 /// The rule for pd_op.<name>; an in-place form ("relu_") falls back to the

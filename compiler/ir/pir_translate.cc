@@ -71,7 +71,8 @@ bool Translator::is_structural(const std::string& name) {
   static const std::set<std::string> names = {"builtin.parameter", "builtin.combine", "builtin.split",
                                               "pd_op.data",        "pd_op.fetch",     "pd_op.full",
                                               "pd_op.full_int_array", "pd_op.shape64", "pd_op.shape",
-                                              "pd_op.full_with_tensor", "cf.yield"};
+                                              "pd_op.full_with_tensor", "pd_op.set_value",
+                                              "pd_op.set_value_",       "cf.yield"};
   return names.count(name) > 0;
 }
 
@@ -220,11 +221,11 @@ std::vector<std::string> Translator::args_of(const Op& op, int64_t id) {
 
 std::string Translator::tensor_var(const Op& op, int64_t id) {
   const Op* p = producer_op(id);
-  if (!p && aliased_.count(id)) return name_of(id);  // a block argument: its loop variable
+  if (!p && bound_.count(id)) return name_of(id);  // a block argument: its loop variable
   if (!p) fail(op, fmt::format("value {} has no producer", id));
   if (p->name == "builtin.combine") fail(op, fmt::format("value {} is a list where one tensor is expected", id));
   if ((p->name == "pd_op.full" || p->name == "pd_op.full_int_array") && !declared_.count(id)) write_constant(*p, id);
-  if (!declared_.count(id) && aliased_.count(id)) return name_of(id);  // a loop variable
+  if (!declared_.count(id) && bound_.count(id)) return name_of(id);  // a loop variable
   if (!declared_.count(id)) fail(op, fmt::format("value {} is read before it is written", id));
   return name_of(id);
 }
@@ -310,6 +311,7 @@ void Translator::translate(const Op& op) {
   if (op.name == "pd_op.fetch") return write_fetch(op);
   if (op.name == "pd_op.shape64" || op.name == "pd_op.shape") return write_shape(op);
   if (op.name == "pd_op.full_with_tensor") return write_full_with_tensor(op);
+  if (op.name == "pd_op.set_value" || op.name == "pd_op.set_value_") return write_set_value(op);
   write_ruled(op, *find_rule(op.name.substr(6)));
 }
 
@@ -394,6 +396,7 @@ void Translator::write_ruled(const Op& op, const OpRule& rule) {
       inputs[r.list_slot] = args_of(op, id);
     } else if (!r.slot.empty()) {
       inputs[r.slot] = args_of(op, id);
+      if (r.attr_placeholder) set_attr(o, r.attr, Attr{.kind = Attr::kFloat64, .f = 0.0});
     } else {
       fail(op, r.attr.empty() ? fmt::format("operand {} has no counterpart in fluidc's {}", i, rule.legacy)
                               : fmt::format("operand {} ({}) must be a constant (pd_op.full or full_int_array)",
@@ -406,8 +409,17 @@ void Translator::write_ruled(const Op& op, const OpRule& rule) {
     std::string legacy = name;
     for (const auto& [from, to] : rule.renamed_attrs)
       if (from == name) legacy = to;
+    if (legacy == "*_values") {  // assign_value's list, named and typed by the tensor's dtype
+      const Attr* dt = op.attr("dtype");
+      const pb::VarType::Type dtype = dt && dt->kind == Attr::kDType ? static_cast<pb::VarType::Type>(dt->i)
+                                                                     : type_of(op.results.at(0)).dtype;
+      const auto [typed_name, typed] = typed_values(op, a, dtype);
+      set_attr(o, typed_name, typed);
+      continue;
+    }
     set_attr(o, legacy, a);
   }
+  for (const auto& [name, value] : rule.fixed_attrs) set_attr(o, name, literal(value));
   write_results(op, rule, o);
   *block_->add_ops() = std::move(o);
 }
@@ -446,6 +458,75 @@ void Translator::write_results(const Op& op, const OpRule& rule, pb::OpDesc& o) 
 std::string Translator::element_var(const Op& op, int64_t id, size_t e, const Type& t) {
   if (t.kind != Type::kTensor) fail(op, fmt::format("result {} holds a non-tensor element", id));
   return fresh_var(fmt::format("{}.{}", name_of(id), e), t);
+}
+
+std::pair<std::string, Attr> Translator::typed_values(const Op& op, const Attr& values, pb::VarType::Type dtype) const {
+  if (values.kind != Attr::kArray) fail(op, "values: expected a list");
+  struct Form {
+    const char* name;
+    Attr::Kind kind;
+  };
+  static const std::map<int, Form> forms = {{pb::VarType::FP32, {"fp32_values", Attr::kFloat32}},
+                                            {pb::VarType::FP64, {"fp64_values", Attr::kFloat64}},
+                                            {pb::VarType::INT32, {"int32_values", Attr::kInt32}},
+                                            {pb::VarType::INT64, {"int64_values", Attr::kInt64}},
+                                            {pb::VarType::BOOL, {"bool_values", Attr::kBool}}};
+  auto it = forms.find(dtype);
+  if (it == forms.end())
+    fail(op, fmt::format("values of dtype {}: fluidc reads fp32, fp64, int32, int64 and bool", static_cast<int>(dtype)));
+  Attr out{.kind = Attr::kArray};
+  for (const Attr& e : values.items) {
+    const bool is_float = e.kind == Attr::kFloat32 || e.kind == Attr::kFloat64;
+    const double v = is_float ? e.f : static_cast<double>(e.kind == Attr::kBool ? e.b : e.i);
+    Attr x{.kind = it->second.kind};
+    if (x.kind == Attr::kBool) x.b = v != 0;
+    else if (x.kind == Attr::kFloat32 || x.kind == Attr::kFloat64) x.f = v;
+    else x.i = static_cast<int64_t>(v);
+    out.items.push_back(x);
+  }
+  return {it->second.name, out};
+}
+
+Attr Translator::literal(const std::string& text) {
+  if (text == "true" || text == "false") return Attr{.kind = Attr::kBool, .b = text == "true"};
+  if (text.find('.') != std::string::npos) return Attr{.kind = Attr::kFloat64, .f = std::stod(text)};
+  return Attr{.kind = Attr::kInt32, .i = std::stoll(text)};
+}
+
+// set_value_(x, starts, ends, steps) {values, shape}: the values become a
+// constant tensor (assign_value), fed as the ValueTensor fluidc's
+// set_value reads, by set_value_with_tensor's rule.
+void Translator::write_set_value(const Op& op) {
+  const Attr* values = op.attr("values");
+  const Attr* shape = op.attr("shape");
+  if (!values || !shape || op.operands.empty() || op.operands[0] == 0) fail(op, "set_value needs x, values and shape");
+  const pb::VarType::Type dtype = type_of(op.operands[0]).dtype;
+  Type vt{.kind = Type::kTensor, .dtype = dtype};
+  if (shape->kind == Attr::kIntArray) vt.dims = shape->ints;
+  for (const Attr& d : shape->items) vt.dims.push_back(d.i);
+  const int64_t value_id =
+      bind_fresh(fresh_var(fmt::format("set_value.values_{}", op.results.empty() ? 0 : op.results[0]), vt));
+  pb::OpDesc* a = block_->add_ops();
+  a->set_type("assign_value");
+  set_attr(*a, "shape", Attr{.kind = Attr::kIntArray, .ints = vt.dims});
+  set_attr(*a, "dtype", Attr{.kind = Attr::kInt32, .i = dtype});
+  const auto [typed_name, typed] = typed_values(op, *values, dtype);
+  set_attr(*a, typed_name, typed);
+  add_slot(a->add_outputs(), "Out", {name_of(value_id)});
+  Op with_tensor = op;
+  with_tensor.name = "pd_op.set_value_with_tensor";
+  with_tensor.operands.insert(with_tensor.operands.begin() + 1, value_id);
+  std::erase_if(with_tensor.attrs, [](const auto& attr) { return attr.first == "values"; });
+  write_ruled(with_tensor, *find_rule("set_value_with_tensor"));
+}
+
+// A variable that no PIR op produces, under an id of its own, so operands
+// can name it (block arguments are bound the same way).
+int64_t Translator::bind_fresh(const std::string& var) {
+  const int64_t id = next_bound_id_++;
+  names_[id] = var;
+  bound_.insert(id);
+  return id;
 }
 
 pb::ProgramDesc translate(const Program& pir, const std::string& origin) { return Translator(pir, origin).run(); }

@@ -59,7 +59,9 @@ TEST_CASE("every PIR rule names an op, slots and attributes the op table has", "
     }
     for (const auto& slot : rule.results)
       if (!slot.empty()) CHECK(def->output(slot));
-    for (const auto& [from, to] : rule.renamed_attrs) CHECK(def->attr(to));
+    // "*_values": assign_value's list, named by dtype (fp32_values, ...).
+    for (const auto& [from, to] : rule.renamed_attrs) CHECK(def->attr(to == "*_values" ? "fp32_values" : to));
+    for (const auto& [name, value] : rule.fixed_attrs) CHECK(def->attr(name));
   }
 }
 
