@@ -600,10 +600,12 @@ def run_saved(prefix, feeds):
     """Paddle 3 running what was saved, without IR passes: returns {fetch name: array}."""
     from paddle import inference
 
-    config = inference.Config(f"{prefix}.json", f"{prefix}.pdiparams")
+    params = f"{prefix}.pdiparams"  # absent for a layer without parameters
+    config = inference.Config(f"{prefix}.json", params if Path(params).exists() else "")
     config.disable_gpu()
     config.switch_ir_optim(False)
-    config.disable_onednn()  # Paddle's plain CPU kernels, not the oneDNN ones
+    # Paddle's plain CPU kernels, not the oneDNN ones (Paddle 3.0 names it disable_mkldnn).
+    (config.disable_onednn if hasattr(config, "disable_onednn") else config.disable_mkldnn)()
     config.disable_glog_info()
     pred = inference.create_predictor(config)
     for name in pred.get_input_names():
