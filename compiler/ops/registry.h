@@ -45,5 +45,6 @@ void add_prelu_ops(std::vector<OpDef>& table);
 void add_strided_slice_ops(std::vector<OpDef>& table);
 void add_shuffle_ops(std::vector<OpDef>& table);
 void add_bilinear_ops(std::vector<OpDef>& table);
+void add_rrelu_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
