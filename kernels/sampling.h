@@ -1,4 +1,4 @@
-// kernels/sampling.h - grid_sampler (sampling an image at given points) and deformable_conv (convolution at learned offsets).
+// kernels/sampling.h - grid_sampler (sampling an image or volume at given points) and deformable_conv (convolution at learned offsets).
 #pragma once
 
 #include <string>
@@ -31,6 +31,8 @@ struct GridSamplerAttrs {
 };
 /// Output[n, c, i, j] = X[n, c] sampled at Grid[n, i, j] = (x, y) in
 /// [-1, 1] (x along W). X is NCHW, Grid [N, Ho, Wo, 2]; fp32 or fp64.
+/// Volumetric: X NCDHW, Grid [N, Do, Ho, Wo, 3] = (x, y, z) (z along D),
+/// Output [N, C, Do, Ho, Wo]; "bilinear" is then trilinear.
 void grid_sampler(const Tensor& x, const Tensor& grid, Tensor& output, const GridSamplerAttrs& attrs);
 /// X@GRAD and Grid@GRAD (either may be nullptr). Nearest sampling is
 /// piecewise constant in the grid: its Grid@GRAD is zero, as in Paddle.

@@ -4,7 +4,8 @@ and deformable_conv (paddle.vision.ops.deform_conv2d), see tools/op_caselib.py.
 
 grid_sampler: forward, X@GRAD and Grid@GRAD for bilinear and nearest sampling,
 padding_mode zeros / border / reflection, align_corners true and false, with
-grid points up to 1.3 beyond [-1, 1] so every padding rule is exercised.
+grid points up to 1.3 beyond [-1, 1] so every padding rule is exercised; on
+4-D images and on 5-D volumes (grid3d_*: trilinear).
 
 deformable_conv (v2, with Mask) and deformable_conv_v1 (mask=None): forward and
 the gradients of Input, Offset, Mask and Filter, with fractional offsets up to
@@ -58,6 +59,13 @@ def main():
         grid_case(f"grid_nearest_{padding}", "nearest", padding, padding != "border")
     grid_case("grid_bilinear_fp64_upsample", "bilinear", "zeros", False, xshape=(1, 2, 3, 4), gshape=(1, 6, 7, 2),
               dtype="float64")
+    # Volumetric (5-D X, Grid [N, D, H, W, 3]): trilinear and nearest, every padding mode.
+    for padding in ("zeros", "border", "reflection"):
+        for align in (True, False):
+            grid_case(f"grid3d_bilinear_{padding}_{'align' if align else 'noalign'}", "bilinear", padding, align,
+                      xshape=(2, 2, 3, 4, 5), gshape=(2, 2, 3, 2, 3))
+        grid_case(f"grid3d_nearest_{padding}", "nearest", padding, padding == "border", xshape=(1, 2, 3, 4, 5),
+                  gshape=(1, 3, 2, 4, 3))
     affine_case("affine_grid_align", (2, 2, 3), [2, 3, 4, 5], True)
     affine_case("affine_grid_noalign", (2, 2, 3), [2, 3, 5, 4], False)
     # No case with a size-1 axis: Paddle 2.6.2's linspace divides 0 by 0 there and its grid is NaN; fluidc

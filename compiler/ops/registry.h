@@ -44,5 +44,8 @@ void add_pad_ops(std::vector<OpDef>& table);
 void add_prelu_ops(std::vector<OpDef>& table);
 void add_strided_slice_ops(std::vector<OpDef>& table);
 void add_shuffle_ops(std::vector<OpDef>& table);
+void add_bilinear_ops(std::vector<OpDef>& table);
+void add_rrelu_ops(std::vector<OpDef>& table);
+void add_roi_align_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops

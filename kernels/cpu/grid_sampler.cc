@@ -1,90 +1,13 @@
-// kernels/cpu/grid_sampler.cc - grid_sampler and its gradient: bilinear / nearest sampling with zeros, border or reflection padding.
+// kernels/cpu/grid_sampler.cc - grid_sampler and its gradient on 4-D images: bilinear / nearest sampling with zeros, border or reflection padding.
 #include <cmath>
+#include <utility>
 
-#include "kernels/cpu/kernel_util.h"
-#include "kernels/sampling.h"
-#include "kernels/shapes/sampling.h"
+#include "kernels/cpu/grid_sample_coord.h"
 
 namespace fluidc::kernels {
 
 using namespace detail;
-
-namespace {
-
-enum class Pad { kZeros, kBorder, kReflection };
-
-struct Setup {
-  bool bilinear = true;
-  Pad pad = Pad::kZeros;
-  bool align = true;
-};
-
-Setup setup_of(const char* op, const Tensor& x, const Tensor& grid, const GridSamplerAttrs& a, Shape& out) {
-  require_init(op, "X", x);
-  require_init(op, "Grid", grid);
-  require_same_dtype(op, "X", x, "Grid", grid);
-  require_rule(op, shapes::grid_sampler_shape(x.shape(), grid.shape(), a, out));
-  Setup s;
-  s.bilinear = a.mode == "bilinear";
-  s.pad = a.padding_mode == "border" ? Pad::kBorder : a.padding_mode == "reflection" ? Pad::kReflection : Pad::kZeros;
-  s.align = a.align_corners;
-  return s;
-}
-
-/// The pixel coordinate a normalised grid value g reads along a dim of
-/// `size` pixels (Paddle's unnormalise, then border clamping or
-/// reflection), and in `d` its derivative with respect to g. NaN stays NaN
-/// (the caller reads nothing there).
-template <class T>
-T source_coord(T g, int64_t size, const Setup& s, T& d) {
-  const int64_t max = size - 1;
-  T x;
-  if (s.align) {
-    x = (g + T(1)) * static_cast<T>(max * 0.5);
-    d = static_cast<T>(max * 0.5);
-  } else {
-    x = ((g + T(1)) * static_cast<T>(max + 1) - T(1)) * T(0.5);
-    d = static_cast<T>(max + 1) * T(0.5);
-  }
-  auto clamp = [&](T v) {
-    if (v < T(0)) return d = T(0), T(0);
-    if (v > static_cast<T>(max)) return d = T(0), static_cast<T>(max);
-    return v;
-  };
-  if (s.pad == Pad::kBorder) return clamp(x);
-  if (s.pad == Pad::kReflection) {
-    // Mirror at the edges: fold |x| (shifted by half a pixel unless
-    // align_corners) into one period of twice the range.
-    const T shift = s.align ? T(0) : T(0.5);
-    const T range2 = static_cast<T>(s.align ? 2 * max : 2 * (max + 1));
-    if (range2 == T(0)) return d = T(0), T(0);
-    const T v = x + shift;
-    const T sign = v < T(0) ? T(-1) : T(1);
-    const T a = std::abs(v);
-    const T extra = a - std::floor(a / range2) * range2;
-    T r;
-    if (extra <= range2 - extra) {
-      r = extra;
-      d *= sign;
-    } else {
-      r = range2 - extra;
-      d *= -sign;
-    }
-    x = r - shift;
-    if (!s.align) x = clamp(x);
-    return x;
-  }
-  return x;
-}
-
-/// True when the pixel coordinate is one whose integer neighbours can be
-/// formed without overflow (NaN and huge values read nothing).
-template <class T>
-bool usable(T v, int64_t size) {
-  return v > T(-2) && v < static_cast<T>(size + 1);
-}
-
-}  // namespace
+using namespace grid_detail;
 
 void grid_sampler(const Tensor& x, const Tensor& grid, Tensor& output, const GridSamplerAttrs& attrs) {
   constexpr const char* op = "grid_sampler";
@@ -93,6 +16,11 @@ void grid_sampler(const Tensor& x, const Tensor& grid, Tensor& output, const Gri
   OutBuf buf(&output, Slot::kOut0, aliases(&output, {&x, &grid}));
   Tensor& out = buf.get();
   out.resize(os, x.dtype());
+  if (os.rank == 5) {
+    grid_sampler_5d(s, x, grid, out);
+    buf.finish();
+    return;
+  }
   const int64_t N = os.d[0], C = os.d[1], Ho = os.d[2], Wo = os.d[3], H = x.shape().d[2], W = x.shape().d[3];
   visit_float(op, "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -141,24 +69,27 @@ void grid_sampler_grad(const Tensor& x, const Tensor& grid, const Tensor& output
   require_same_dtype(op, "X", x, "Output@GRAD", output_grad);
   OutBuf xb(x_grad, Slot::kOut0, aliases(x_grad, {&x, &grid, &output_grad}));
   OutBuf gb(grid_grad, Slot::kOut1, aliases(grid_grad, {&x, &grid, &output_grad}));
+  // Both gradients accumulate: they start at zero.
+  for (auto [b, like] : {std::pair{&xb, &x}, std::pair{&gb, &grid}})
+    if (b->wanted()) {
+      b->get().resize(like->shape(), like->dtype());
+      b->get().zero();
+    }
+  if (os.rank == 5) {
+    grid_sampler_5d_grad(s, x, grid, output_grad, xb.wanted() ? &xb.get() : nullptr,
+                         gb.wanted() ? &gb.get() : nullptr);
+    xb.finish();
+    gb.finish();
+    return;
+  }
   const int64_t N = os.d[0], C = os.d[1], Ho = os.d[2], Wo = os.d[3], H = x.shape().d[2], W = x.shape().d[3];
   visit_float(op, "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* xd = x.data<T>();
     const T* gd = grid.data<T>();
     const T* dod = output_grad.data<T>();
-    T* dxd = nullptr;
-    T* dgd = nullptr;
-    if (xb.wanted()) {
-      xb.get().resize(x.shape(), x.dtype());
-      dxd = xb.get().data<T>();
-      std::fill(dxd, dxd + x.numel(), T(0));
-    }
-    if (gb.wanted()) {
-      gb.get().resize(grid.shape(), grid.dtype());
-      dgd = gb.get().data<T>();
-      std::fill(dgd, dgd + grid.numel(), T(0));
-    }
+    T* dxd = xb.wanted() ? xb.get().data<T>() : nullptr;
+    T* dgd = gb.wanted() ? gb.get().data<T>() : nullptr;
     // Threads split the batch: each image's X@GRAD is written by one thread.
     parallel_items(N, Ho * Wo * C * 8, [&](int64_t nb, int64_t ne) {
       for (int64_t n = nb; n < ne; ++n)

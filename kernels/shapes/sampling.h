@@ -32,19 +32,24 @@ inline std::string affine_grid_shape(const Shape& theta, const std::vector<int64
   return {};
 }
 
-/// grid_sampler: X [N, C, H, W], Grid [N, Ho, Wo, 2] -> Output [N, C, Ho, Wo].
+/// grid_sampler: X [N, C, H, W], Grid [N, Ho, Wo, 2] -> Output [N, C, Ho, Wo];
+/// volumetric: X [N, C, D, H, W], Grid [N, Do, Ho, Wo, 3] -> [N, C, Do, Ho, Wo].
 inline std::string grid_sampler_shape(const Shape& x, const Shape& grid, const kernels::GridSamplerAttrs& a,
                                       Shape& out) {
   if (a.mode != "bilinear" && a.mode != "nearest")
     return fmt::format("mode must be \"bilinear\" or \"nearest\", got a {}-byte other string", a.mode.size());
   if (a.padding_mode != "zeros" && a.padding_mode != "border" && a.padding_mode != "reflection")
     return "padding_mode must be \"zeros\", \"border\" or \"reflection\"";
-  if (x.rank != 4) return fmt::format("X must be 4-D NCHW (5-D sampling is not supported), got {}", x.str());
-  if (grid.rank != 4 || !dims_agree(grid.d[3], 2))
-    return fmt::format("Grid must be [N, H_out, W_out, 2], got {}", grid.str());
+  if (x.rank != 4 && x.rank != 5) return fmt::format("X must be 4-D NCHW or 5-D NCDHW, got {}", x.str());
+  const int spatial = x.rank - 2;
+  if (grid.rank != x.rank || !dims_agree(grid.d[x.rank - 1], spatial))
+    return spatial == 2 ? fmt::format("Grid must be [N, H_out, W_out, 2] for a 4-D X, got {}", grid.str())
+                        : fmt::format("Grid must be [N, D_out, H_out, W_out, 3] for a 5-D X, got {}", grid.str());
   if (!dims_agree(x.d[0], grid.d[0]))
     return fmt::format("X has batch {} but Grid has {}", x.d[0], grid.d[0]);
-  out = Shape{x.d[0] >= 0 ? x.d[0] : grid.d[0], x.d[1], grid.d[1], grid.d[2]};
+  out = x;
+  out.d[0] = x.d[0] >= 0 ? x.d[0] : grid.d[0];
+  for (int i = 0; i < spatial; ++i) out.d[2 + i] = grid.d[1 + i];
   return {};
 }
 

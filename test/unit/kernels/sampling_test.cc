@@ -44,7 +44,11 @@ TEST_CASE("grid_sampler: corners, centre, padding, non-finite points", "[grid_sa
   CHECK_THROWS_WITH(kernels::grid_sampler(x, bad, out, gs("bilinear", "zeros", true)),
                     Catch::Contains("Grid must be [N, H_out, W_out, 2]"));
   Tensor x5 = f32(Shape{1, 1, 1, 2, 2}, {1, 2, 3, 4});
-  CHECK_THROWS_WITH(kernels::grid_sampler(x5, g, out, gs("bilinear", "zeros", true)), Catch::Contains("4-D"));
+  CHECK_THROWS_WITH(kernels::grid_sampler(x5, g, out, gs("bilinear", "zeros", true)),
+                    Catch::Contains("Grid must be [N, D_out, H_out, W_out, 3] for a 5-D X"));
+  Tensor x3 = f32(Shape{1, 2, 2}, {1, 2, 3, 4});
+  CHECK_THROWS_WITH(kernels::grid_sampler(x3, g, out, gs("bilinear", "zeros", true)),
+                    Catch::Contains("X must be 4-D NCHW or 5-D NCDHW"));
 }
 
 TEST_CASE("grid_sampler_grad: finite differences over X and Grid, every padding mode", "[grid_sampler][grad]") {
@@ -61,6 +65,56 @@ TEST_CASE("grid_sampler_grad: finite differences over X and Grid, every padding 
                            kernels::grid_sampler_grad(x, g, dout, gr[0], gr[1], a);
                          });
     }
+}
+
+TEST_CASE("grid_sampler 5-D: corners and centre of a 2x2x2 volume, nearest, padding", "[grid_sampler]") {
+  // Voxel (z, y, x) holds 4z + 2y + x + 1; Grid points are (x, y, z).
+  Tensor x = f32(Shape{1, 1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), out;
+  Tensor g = f32(Shape{1, 1, 1, 5, 3}, {-1, -1, -1, 1, 1, 1, 1, -1, 1, 0, 0, 0, 3, 0, 0});
+  kernels::grid_sampler(x, g, out, gs("bilinear", "zeros", true));
+  CHECK(out.shape() == Shape{1, 1, 1, 1, 5});
+  // (x=1, y=-1, z=1) is voxel (z 1, y 0, x 1) = 6; the centre is the mean 4.5;
+  // x = 3 lies 1.5 pixels past the last column, beyond the zero padding's reach.
+  CHECK(values(out) == std::vector<double>{1, 8, 6, 4.5, 0});
+  kernels::grid_sampler(x, g, out, gs("bilinear", "border", true));
+  CHECK(values(out)[4] == 5);  // clamped to x = 1: the mean of the x = 1 voxels (2 + 4 + 6 + 8) / 4
+  Tensor gn = f32(Shape{1, 1, 1, 1, 3}, {0.2f, -0.6f, 0.9f});
+  kernels::grid_sampler(x, gn, out, gs("nearest", "zeros", true));
+  CHECK(values(out) == std::vector<double>{6});  // rounds to (x 1, y 0, z 1)
+  // As in Paddle 2.6.2, a point within half a voxel past the edge (x = 1.2
+  // -> pixel 1.1) reads zero under zeros padding before any rounding, and
+  // the edge voxel under border padding.
+  Tensor ge = f32(Shape{1, 1, 1, 1, 3}, {1.2f, -1, -1});
+  kernels::grid_sampler(x, ge, out, gs("nearest", "zeros", true));
+  CHECK(values(out) == std::vector<double>{0});
+  kernels::grid_sampler(x, ge, out, gs("nearest", "border", true));
+  CHECK(values(out) == std::vector<double>{2});
+}
+
+TEST_CASE("grid_sampler_grad 5-D: finite differences over X and Grid, every padding mode", "[grid_sampler][grad]") {
+  // fp64, as the 4-D check (kinks at voxel boundaries).
+  std::mt19937 rng(7);
+  for (const char* pad : {"zeros", "border", "reflection"})
+    for (bool align : {true, false}) {
+      Tensor x = random(Shape{2, 2, 3, 2, 4}, DType::kFP64, rng);
+      Tensor g = random(Shape{2, 2, 2, 2, 3}, DType::kFP64, rng, -1.3, 1.3);
+      const GridSamplerAttrs a = gs("bilinear", pad, align);
+      INFO(pad << " align_corners " << align);
+      CHECK_GRADCHECK_OP("grid_sampler", {&x, &g}, [&](Tensor& out) { kernels::grid_sampler(x, g, out, a); },
+                         [&](const Tensor& dout, std::vector<Tensor*>& gr) {
+                           kernels::grid_sampler_grad(x, g, dout, gr[0], gr[1], a);
+                         });
+    }
+  // Nearest: X@GRAD by finite differences (linear in X); Grid@GRAD is zero.
+  Tensor x = random(Shape{1, 2, 2, 3, 3}, DType::kFP64, rng), g = random(Shape{1, 2, 1, 2, 3}, DType::kFP64, rng);
+  const GridSamplerAttrs a = gs("nearest", "reflection", false);
+  CHECK_GRADCHECK({&x}, [&](Tensor& out) { kernels::grid_sampler(x, g, out, a); },
+                  [&](const Tensor& dout, std::vector<Tensor*>& gr) {
+                    kernels::grid_sampler_grad(x, g, dout, gr[0], nullptr, a);
+                  });
+  Tensor dout = random(Shape{1, 2, 2, 1, 2}, DType::kFP64, rng), gg;
+  kernels::grid_sampler_grad(x, g, dout, nullptr, &gg, a);
+  CHECK(values(gg) == std::vector<double>(12, 0.0));
 }
 
 namespace {

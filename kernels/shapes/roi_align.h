@@ -1,0 +1,27 @@
+// kernels/shapes/roi_align.h - shape rule of roi_align, for the kernels and the compiler.
+#pragma once
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "kernels/roi_align.h"
+#include "kernels/shapes/broadcast.h"
+
+namespace fluidc::shapes {
+
+/// X [N, C, H, W], ROIs [R, 4], RoisNum [N] (may be null) -> Out [R, C, pooled_height, pooled_width].
+inline std::string roi_align_shape(const Shape& x, const Shape& rois, const Shape* rois_num,
+                                   const kernels::RoiAlignAttrs& a, Shape& out) {
+  if (a.pooled_height < 1 || a.pooled_width < 1)
+    return fmt::format("pooled_height {} and pooled_width {} must be positive", a.pooled_height, a.pooled_width);
+  if (!(a.spatial_scale > 0.0f)) return fmt::format("spatial_scale {} must be positive", a.spatial_scale);
+  if (x.rank != 4) return fmt::format("X must be 4-D NCHW, got {}", x.str());
+  if (rois.rank != 2 || !dims_agree(rois.d[1], 4)) return fmt::format("ROIs must be [R, 4], got {}", rois.str());
+  if (rois_num && (rois_num->rank != 1 || !dims_agree(rois_num->d[0], x.d[0])))
+    return fmt::format("RoisNum must be [N] with N = {} images, got {}", x.d[0], rois_num->str());
+  out = Shape{rois.d[0], x.d[1], a.pooled_height, a.pooled_width};
+  return {};
+}
+
+}  // namespace fluidc::shapes
