@@ -511,6 +511,29 @@ def constants_and_forms_case(r):
     return (M(), [spec("x", [None, 4]), spec("lo", [3])], [uniform(r, [4, 4], -2, 2), uniform(r, [3], -1.5, -0.5)])
 
 
+@case("vision_more")
+def vision_more_case(r):
+    """roi_align with per-image box counts, RReLU in eval mode, Bilinear, grid_sample on a volume."""
+    class M(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.rrelu = nn.RReLU(0.1, 0.3)
+            self.bilinear = nn.Bilinear(3, 4, 2)
+
+        def forward(self, x, boxes, boxes_num, a, b, vol, grid):
+            pooled = paddle.vision.ops.roi_align(x, boxes, boxes_num, output_size=2, spatial_scale=0.5,
+                                                 sampling_ratio=2, aligned=True)
+            return pooled, self.rrelu(x), self.bilinear(a, b), F.grid_sample(vol, grid, align_corners=False)
+
+    m = M()
+    m.eval()
+    boxes = np.array([[1.0, 1.0, 6.0, 5.0], [0.5, 2.0, 7.5, 7.0], [2.0, 0.0, 4.0, 3.0]], "float32")
+    return (m, [spec("x", [2, 3, 8, 8]), spec("boxes", [3, 4]), spec("boxes_num", [2], "int32"), spec("a", [None, 3]),
+                spec("b", [None, 4]), spec("vol", [1, 2, 3, 4, 4]), spec("grid", [1, 2, 3, 3, 3])],
+            [uniform(r, [2, 3, 8, 8]), boxes, np.array([2, 1], "int32"), uniform(r, [5, 3]), uniform(r, [5, 4]),
+             uniform(r, [1, 2, 3, 4, 4]), uniform(r, [1, 2, 3, 3, 3], -1.1, 1.1)])
+
+
 @case("vit_encoder")
 def vit_case(r):
     dim, heads = 32, 4
