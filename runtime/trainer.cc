@@ -26,6 +26,15 @@
 namespace fluidc::rt {
 namespace {
 
+// Steps per second with four significant digits and never an exponent (a
+// slow ResNet step at "2.1 steps/s" hid 5% differences; bench/ parses these).
+std::string rate_text(double rate) {
+  const int decimals = rate >= 1000 ? 0 : rate >= 100 ? 1 : rate >= 10 ? 2 : 3;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, rate);
+  return buf;
+}
+
 void print_help(const ModelInfo& m, const char* argv0) {
   std::printf(
       "usage: %s --data NAME=FILE.npy ... [--lod NAME=L0.npy[,L1.npy]] [--batch-size N] [--epochs N | --steps N]\n"
@@ -262,9 +271,9 @@ int run_trainer(Model& model, int argc, char** argv) {
     if ((step + 1) % plan.log_every == 0 || step + 1 == plan.steps) {
       auto now = std::chrono::steady_clock::now();
       double secs = std::chrono::duration<double>(now - interval_start).count();
-      std::printf("step %lld/%lld  epoch %lld  loss %.6f  %.1f steps/s\n", static_cast<long long>(step + 1),
+      std::printf("step %lld/%lld  epoch %lld  loss %.6f  %s steps/s\n", static_cast<long long>(step + 1),
                   static_cast<long long>(plan.steps), static_cast<long long>(step / plan.per_epoch + 1), loss,
-                  secs > 0 ? interval_steps / secs : 0.0);
+                  rate_text(secs > 0 ? interval_steps / secs : 0.0).c_str());
       std::fflush(stdout);
       interval_start = now;
       interval_steps = 0;
@@ -276,8 +285,8 @@ int run_trainer(Model& model, int argc, char** argv) {
   }
   const int64_t done = std::max<int64_t>(0, plan.steps - plan.first_step);
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-  std::printf("done: %lld steps in %.3f s (%.1f steps/s), final loss %.6f\n", static_cast<long long>(done), total,
-              total > 0 ? done / total : 0.0, loss);
+  std::printf("done: %lld steps in %.3f s (%s steps/s), final loss %.6f\n", static_cast<long long>(done), total,
+              rate_text(total > 0 ? done / total : 0.0).c_str(), loss);
   if (keep_losses) {
     Tensor t;
     t.resize(Shape{static_cast<int64_t>(losses.size())}, DType::kFP32);
