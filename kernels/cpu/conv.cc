@@ -74,13 +74,29 @@ bool batched_columns(int64_t N, int64_t Pout, int64_t K) {
   return chunk > 1 && Pout < kNarrow && K * Pout * chunk <= kMaxColumns;
 }
 
+/// The column matrix col[K, nb*Pout] of images n0..n0+nb of group gi (image
+/// n of the chunk in columns [n*Pout, (n+1)*Pout)): im2col, or the planes
+/// themselves for a 1x1 convolution.
+template <class T>
+void chunk_columns(const ConvGeometry& g, const Lowering& l, const T* x, int64_t n0, int64_t nb, int64_t gi, T* col) {
+  const int64_t Pin = l.img_size(), Pout = l.col_size(), cols = nb * Pout;
+  const int64_t Cg = g.C / g.groups, K = Cg * l.taps();
+  for (int64_t n = 0; n < nb; ++n) {
+    const T* img = x + ((n0 + n) * g.C + gi * Cg) * Pin;
+    if (l.pointwise())
+      for (int64_t r = 0; r < K; ++r) std::copy(img + r * Pin, img + (r + 1) * Pin, col + r * cols + n * Pout);
+    else
+      im2col(l, Cg, img, col + n * Pout, cols);
+  }
+}
+
 /// forward() with one GEMM per group and chunk of images: col[K, nb*Pout]
 /// (image n of the chunk in columns [n*Pout, (n+1)*Pout)), then the
 /// product's [Mg, nb*Pout] rows are copied to each image's output channels.
 template <class T>
 void forward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const T* w, T* y,
                      const ConvEpilogue<T>& ep) {
-  const int64_t Pin = l.img_size(), Pout = l.col_size();
+  const int64_t Pout = l.col_size();
   const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * l.taps();
   const int64_t chunk = images_per_chunk(g.N, Pout);
   T* col = conv_buffer<T>(ConvBuf::kCol, K * chunk * Pout);
@@ -88,13 +104,7 @@ void forward_batched(const ConvGeometry& g, const Lowering& l, const T* x, const
   for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
     const int64_t nb = std::min(chunk, g.N - n0), cols = nb * Pout;
     for (int64_t gi = 0; gi < g.groups; ++gi) {
-      for (int64_t n = 0; n < nb; ++n) {
-        const T* img = x + ((n0 + n) * g.C + gi * Cg) * Pin;
-        if (l.pointwise())
-          for (int64_t r = 0; r < K; ++r) std::copy(img + r * Pin, img + (r + 1) * Pin, col + r * cols + n * Pout);
-        else
-          im2col(l, Cg, img, col + n * Pout, cols);
-      }
+      chunk_columns(g, l, x, n0, nb, gi, col);
       conv_gemm<T>(false, false, Mg, cols, K, w + gi * Mg * K, col, T(0), prod);
       for (int64_t n = 0; n < nb; ++n)
         for (int64_t m = 0; m < Mg; ++m) {
@@ -245,13 +255,7 @@ void backward_batched(const ConvGeometry& g, const Lowering& l, const T* x, cons
           std::copy(plane, plane + Pout, dyc + m * cols + n * Pout);
         }
       if (dw) {  // dW_g[Mg, K] += dY[Mg, cols] @ col^T
-        for (int64_t n = 0; n < nb; ++n) {
-          const T* img = x + ((n0 + n) * g.C + gi * Cg) * Pin;
-          if (l.pointwise())
-            for (int64_t r = 0; r < K; ++r) std::copy(img + r * Pin, img + (r + 1) * Pin, col + r * cols + n * Pout);
-          else
-            im2col(l, Cg, img, col + n * Pout, cols);
-        }
+        chunk_columns(g, l, x, n0, nb, gi, col);
         conv_gemm<T>(false, true, Mg, K, cols, dyc, col, n0 > 0 ? T(1) : T(0), dw + gi * Mg * K);
       }
       if (dx) {  // dcol[K, cols] = W_g^T @ dY, then back onto each image
