@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -16,6 +17,22 @@ namespace {
 bool is_bookkeeping(const std::string& name) {
   return name == "struct_name" || name == "place" || name == "stop_gradient" || name == "persistable" ||
          name == "op_callstack" || name == "op_role" || name == "op_namescope";
+}
+
+// A number from the file as int64: clamped, NaN as 0 (a float-to-int cast
+// out of range is undefined behaviour).
+int64_t to_int64(double v) {
+  if (!(v == v)) return 0;
+  if (v >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
+  if (v <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
+// The dtype attribute of an op, when it has one of that kind.
+std::optional<pb::VarType::Type> dtype_attr(const Op& op) {
+  const Attr* dt = op.attr("dtype");
+  if (!dt || dt->kind != Attr::kDType) return std::nullopt;
+  return static_cast<pb::VarType::Type>(dt->i);
 }
 
 }  // namespace
@@ -184,18 +201,18 @@ std::optional<Attr> Translator::constant(int64_t id) const {
     if (!v) return std::nullopt;
     Attr list{.kind = Attr::kIntArray};
     if (v->kind == Attr::kIntArray) return *v;
-    for (const Attr& e : v->items) list.ints.push_back(e.kind == Attr::kFloat32 || e.kind == Attr::kFloat64 ? static_cast<int64_t>(e.f) : e.i);
+    for (const Attr& e : v->items) list.ints.push_back(e.kind == Attr::kFloat32 || e.kind == Attr::kFloat64 ? to_int64(e.f) : e.i);
     return list;
   }
   if (p->name == "pd_op.full") {
     const Attr* v = p->attr("value");
-    const Attr* dt = p->attr("dtype");
     if (!v) return std::nullopt;
     const double x = v->kind == Attr::kFloat32 || v->kind == Attr::kFloat64 ? v->f : static_cast<double>(v->i);
-    const bool is_float = !dt || dt->i == pb::VarType::FP32 || dt->i == pb::VarType::FP64 ||
-                          dt->i == pb::VarType::FP16 || dt->i == pb::VarType::BF16;
+    const auto dt = dtype_attr(*p);
+    const bool is_float = !dt || *dt == pb::VarType::FP32 || *dt == pb::VarType::FP64 || *dt == pb::VarType::FP16 ||
+                          *dt == pb::VarType::BF16;
     if (is_float) return Attr{.kind = Attr::kFloat64, .f = x};
-    return Attr{.kind = Attr::kInt64, .i = static_cast<int64_t>(x)};
+    return Attr{.kind = Attr::kInt64, .i = to_int64(x)};
   }
   if (p->name == "builtin.combine") {  // a list of scalar constants
     Attr list{.kind = Attr::kIntArray};
@@ -233,9 +250,10 @@ std::string Translator::tensor_var(const Op& op, int64_t id) {
 void Translator::write_constant(const Op& p, int64_t id) {
   declare(p, id);
   pb::OpDesc* o = desc_.mutable_blocks(constant_block_.at(id))->add_ops();
-  const Attr* dt = p.attr("dtype");
-  const int dtype = dt ? static_cast<int>(dt->i) : pb::VarType::FP32;
-  const Attr c = *constant(id);
+  const int dtype = dtype_attr(p).value_or(pb::VarType::FP32);
+  const std::optional<Attr> constant_value = constant(id);
+  if (!constant_value) fail(p, "a constant without a value");
+  const Attr& c = *constant_value;
   if (p.name == "pd_op.full") {
     o->set_type("fill_constant");
     const Attr* shape = p.attr("shape");
@@ -410,9 +428,7 @@ void Translator::write_ruled(const Op& op, const OpRule& rule) {
     for (const auto& [from, to] : rule.renamed_attrs)
       if (from == name) legacy = to;
     if (legacy == "*_values") {  // assign_value's list, named and typed by the tensor's dtype
-      const Attr* dt = op.attr("dtype");
-      const pb::VarType::Type dtype = dt && dt->kind == Attr::kDType ? static_cast<pb::VarType::Type>(dt->i)
-                                                                     : type_of(op.results.at(0)).dtype;
+      const pb::VarType::Type dtype = dtype_attr(op).value_or(type_of(op.results.at(0)).dtype);
       const auto [typed_name, typed] = typed_values(op, a, dtype);
       set_attr(o, typed_name, typed);
       continue;
@@ -481,7 +497,7 @@ std::pair<std::string, Attr> Translator::typed_values(const Op& op, const Attr& 
     Attr x{.kind = it->second.kind};
     if (x.kind == Attr::kBool) x.b = v != 0;
     else if (x.kind == Attr::kFloat32 || x.kind == Attr::kFloat64) x.f = v;
-    else x.i = static_cast<int64_t>(v);
+    else x.i = to_int64(v);
     out.items.push_back(x);
   }
   return {it->second.name, out};
