@@ -19,6 +19,7 @@ import fixturelib as fl  # noqa: E402  (sets threads/env before paddle)
 import paddle
 
 import synth_weights as sw
+from make_example_ocr import CRNN, DBNet, REC_H  # examples/ocr's detector and recogniser
 
 paddle.disable_static()  # fixturelib turns static mode on for the ProgramDesc fixtures
 OUT = fl.FIXTURES / "pir_models"
@@ -76,7 +77,12 @@ MODELS = {
     "mobilenet_v2": (lambda: paddle.vision.models.mobilenet_v2(scale=1.0), [1, 3, 224, 224]),
     "encoder": (Encoder, [2, 16, 64]),
     "control_flow": (ControlFlow, [3, 8]),
+    "ocr_det": (DBNet, [1, 3, 96, 192]),
+    "ocr_rec": (CRNN, [1, 3, REC_H, 208]),
 }
+# Dims left free in the saved program, as PaddleOCR exports them (height and width for the detector, the
+# line's width for the recogniser); the others take the batch only.
+FREE_DIMS = {"ocr_det": [None, 3, None, None], "ocr_rec": [None, 3, REC_H, None]}
 
 
 def synthesize(layer):
@@ -90,7 +96,7 @@ def write(name, make, dims):
     layer = make()
     layer.eval()
     n = synthesize(layer)
-    spec = [paddle.static.InputSpec([None] + dims[1:], "float32", "x")]
+    spec = [paddle.static.InputSpec(FREE_DIMS.get(name, [None] + dims[1:]), "float32", "x")]
     d = fl.fresh_dir(OUT / name)
     with tempfile.TemporaryDirectory() as tmp:
         paddle.jit.save(layer, f"{tmp}/inference", input_spec=spec)
