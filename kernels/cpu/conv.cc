@@ -6,6 +6,7 @@
 #include "kernels/cpu/conv_implicit.h"
 #include "kernels/cpu/isa_clones.h"
 #include "kernels/cpu/conv_layout.h"
+#include "kernels/cpu/conv_small.h"
 #include "kernels/cpu/conv_lowering.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/shapes/conv.h"
@@ -201,6 +202,14 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y, const ConvEpil
     });
     return;
   }
+  if constexpr (std::is_same_v<T, float>) {
+    if (small_conv_fits(g)) {
+      small_conv_forward(g, x, w, y);
+      if (!ep.empty())
+        for (int64_t n = 0; n < g.N; ++n) ep.planes(y + n * g.M * Pout, 0, g.M, Pout);
+      return;
+    }
+  }
   const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * taps;
   if (batched_columns(g.N, Pout, K)) {
     forward_batched(g, l, x, w, y, ep);
@@ -295,6 +304,13 @@ void backward(const ConvGeometry& g, const T* x, const T* w, const T* dy, T* dx,
       }
     });
     return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (dw && small_conv_fits(g)) {
+      small_conv_filter_grad(g, x, dy, dw);
+      dw = nullptr;  // only Input@GRAD left for the lowering below
+      if (!dx) return;
+    }
   }
   const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Cg * taps;
   if (batched_columns(g.N, Pout, K)) return backward_batched(g, l, x, w, dy, dx, dw);

@@ -13,7 +13,8 @@
 namespace fluidc::kernels::detail {
 
 enum class ConvBuf : int { kCol = 0, kInput, kOutput, kOutGrad, kInputGrad, kPlaneIn, kPlaneOut, kBatchProduct,
-                           kImplicitPlanes, kTapOffsets, kImplicitTile, kWinogradInput, kWinogradProduct, kCount };
+                           kImplicitPlanes, kTapOffsets, kImplicitTile, kWinogradInput, kWinogradProduct, kWeights,
+                           kCount };
 
 inline Tensor& conv_scratch(ConvBuf b) {
   thread_local Tensor bufs[static_cast<int>(ConvBuf::kCount)];

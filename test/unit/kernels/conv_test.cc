@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "kernels/conv.h"
 #include "kernels/shapes/conv.h"
@@ -460,6 +462,52 @@ TEST_CASE("conv2d and its gradients: a batch of narrow images in chunks of image
         for (int64_t i = 0; i < dwn.numel(); ++i) dw_sum[static_cast<size_t>(i)] += get(dwn, i);
       }
       for (int64_t i = 0; i < dw.numel(); ++i) REQUIRE(get(dw, i) == Approx(dw_sum[static_cast<size_t>(i)]).margin(1e-4));
+    }
+}
+
+TEST_CASE("conv2d with few input taps at stride 1: the direct kernels, forward and gradients", "[conv]") {
+  // kernels/cpu/conv_small.cc takes C*KH*KW <= 64 at stride 1 (LeNet-5's first layer: 1 channel, 5x5):
+  // against the definition and against fp64 (the im2col path), including rows that are not whole vectors,
+  // asymmetric padding that crops, more than one block of 8 output channels, and the NHWC copy around it.
+  struct Case {
+    Shape x, w;
+    std::vector<int> pad;
+    std::string format;
+  };
+  for (const Case& c : {Case{Shape{3, 1, 28, 28}, Shape{6, 1, 5, 5}, {2, 2}, "NCHW"},
+                        Case{Shape{2, 2, 9, 21}, Shape{11, 2, 3, 3}, {1, 0, 2, 1}, "NCHW"},
+                        Case{Shape{2, 3, 7, 12}, Shape{17, 3, 2, 2}, {0, 0}, "NCHW"},
+                        Case{Shape{2, 10, 9, 3}, Shape{5, 3, 3, 3}, {1, 1}, "NHWC"}}) {
+    INFO(c.x.str() << " * " << c.w.str() << " " << c.format);
+    std::mt19937 rng(21);
+    Tensor x = random(c.x, DType::kFP32, rng), w = random(c.w, DType::kFP32, rng), y;
+    const ConvAttrs a = conv_attrs({1, 1}, c.pad, {1, 1}, 1, c.format);
+    shapes::ConvGeometry g;
+    REQUIRE(shapes::conv_shape(x.shape(), w.shape(), a, 2, g) == "");
+    kernels::conv2d(x, w, nullptr, nullptr, y, a);
+    check_close(y, reference_conv(x, w, g), 1e-5);
+    Tensor dy = random(y.shape(), DType::kFP32, rng), dx, dw, dx64, dw64;
+    kernels::conv2d_grad(x, w, dy, &dx, &dw, a);
+    kernels::conv2d_grad(converted(x, DType::kFP64), converted(w, DType::kFP64), converted(dy, DType::kFP64), &dx64,
+                         &dw64, a);
+    for (int64_t i = 0; i < dw.numel(); ++i) REQUIRE(get(dw, i) == Approx(get(dw64, i)).margin(1e-4));
+    for (int64_t i = 0; i < dx.numel(); ++i) REQUIRE(get(dx, i) == Approx(get(dx64, i)).margin(1e-5));
+  }
+  // An infinite input reaches only the filter taps that read it: a row's lanes past its last output are
+  // not multiplied in (0 * inf would be NaN).
+  Tensor x = f32(Shape{1, 1, 6, 10}, std::vector<float>(60, 1.0f)), w = f32(Shape{2, 1, 3, 3}, std::vector<float>(18, 0.5f));
+  x.data<float>()[9] = std::numeric_limits<float>::infinity();  // row 0, last column
+  const ConvAttrs a = conv_attrs({1, 1}, {0, 0}, {1, 1}, 1);
+  Tensor y, dw;
+  kernels::conv2d(x, w, nullptr, nullptr, y, a);
+  Tensor dy = f32(y.shape(), std::vector<float>(static_cast<size_t>(y.numel()), 1.0f));
+  kernels::conv2d_grad(x, w, dy, nullptr, &dw, a);
+  for (int64_t m = 0; m < 2; ++m)
+    for (int64_t t = 0; t < 9; ++t) {
+      INFO("channel " << m << " tap " << t);
+      // Only the top-right tap (kh 0, kw 2) reads column 9 of row 0, from output column 7.
+      if (t == 2) CHECK(std::isinf(get(dw, m * 9 + t)));
+      else CHECK(get(dw, m * 9 + t) == 32.0);  // 4 output rows x 8 columns of 1 * 1
     }
 }
 

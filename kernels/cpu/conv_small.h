@@ -1,0 +1,27 @@
+// kernels/cpu/conv_small.h - private: direct fp32 convolution for few input taps at stride 1 (LeNet's first layer), forward and Filter@GRAD.
+//
+// With C*KH*KW of a few dozen (1 input channel, 5x5), im2col + GEMM runs a product of K = 25 per
+// register tile: packing and stores cost more than the multiplications (20-35 GFLOP/s). Here each
+// output row is computed in vectors of 16 columns from a zero-padded copy of the image, all taps
+// summed in registers before one store.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/shapes/conv.h"
+
+namespace fluidc::kernels::detail {
+
+/// Whether the direct kernels take this convolution: 2-D, one group,
+/// stride 1, no dilation, C*KH*KW <= 64, output rows of 8 or more.
+bool small_conv_fits(const shapes::ConvGeometry& g);
+
+/// y[N, M, OH, OW] from x[N, C, H, W] and w[M, C, KH, KW], channels first.
+/// Each output sums its taps in the filter's order (c, kh, kw).
+void small_conv_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y);
+
+/// dw[M, C, KH, KW] (overwritten) = the sum over images and output
+/// positions of dy * the input under the tap.
+void small_conv_filter_grad(const shapes::ConvGeometry& g, const float* x, const float* dy, float* dw);
+
+}  // namespace fluidc::kernels::detail
