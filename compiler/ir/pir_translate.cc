@@ -95,7 +95,8 @@ bool Translator::is_structural(const std::string& name) {
 
 void Translator::index_values(const std::vector<Op>& ops) {
   for (const Op& op : ops) {
-    for (size_t i = 0; i < op.results.size(); ++i) producer_[op.results[i]] = {&op, static_cast<int>(i)};
+    for (size_t i = 0; i < op.results.size(); ++i)
+      if (op.results[i] != 0) producer_[op.results[i]] = {&op, static_cast<int>(i)};  // 0: a result left out
     if (op.name == "pd_op.fetch" && !op.operands.empty()) ++fetch_count_[op.operands[0]];
     if (op.name == "builtin.split" && !op.operands.empty()) unpacked_[op.operands[0]] = op.results;
     read_.insert(op.operands.begin(), op.operands.end());
@@ -111,7 +112,8 @@ void Translator::name_values(const std::vector<Op>& ops) {
     if (op.name == "builtin.parameter") {
       name_value(op, op.results.at(0), string_attr(op, "parameter_name"));
     } else if (op.name == "pd_op.data") {
-      name_value(op, op.results.at(0), string_attr(op, "name"));
+      if (op.results.size() != 1 || op.results[0] == 0) fail(op, "a data op gives one result");
+      name_value(op, op.results[0], string_attr(op, "name"));
     } else if (op.name == "pd_op.fetch" && !op.operands.empty() && fetch_count_[op.operands[0]] == 1) {
       const Op* from = producer_op(op.operands[0]);
       if (from && from->name != "builtin.parameter" && from->name != "pd_op.data" && !names_.count(op.operands[0]))
@@ -137,8 +139,13 @@ const std::string& Translator::name_of(int64_t id) {
 
 const Type& Translator::type_of(int64_t id) const {
   if (auto it = arg_types_.find(id); it != arg_types_.end()) return it->second;
-  const auto& [op, index] = producer_.at(id);
-  return op->result_types.at(index);
+  auto it = producer_.find(id);
+  if (it == producer_.end()) {
+    Location l;
+    l.file = origin_;
+    user_error(l, fmt::format("value {} is used but no op gives it a type (a result numbered 0?)", id));
+  }
+  return it->second.op->result_types.at(static_cast<size_t>(it->second.index));
 }
 
 void Translator::declare_holder(const std::string& name, pb::VarType::Type type) {
@@ -249,7 +256,9 @@ std::string Translator::tensor_var(const Op& op, int64_t id) {
 
 void Translator::write_constant(const Op& p, int64_t id) {
   declare(p, id);
-  pb::OpDesc* o = desc_.mutable_blocks(constant_block_.at(id))->add_ops();
+  auto block = constant_block_.find(id);
+  if (block == constant_block_.end()) fail(p, "a constant read before it is defined");
+  pb::OpDesc* o = desc_.mutable_blocks(block->second)->add_ops();
   const int dtype = dtype_attr(p).value_or(pb::VarType::FP32);
   const std::optional<Attr> constant_value = constant(id);
   if (!constant_value) fail(p, "a constant without a value");
@@ -353,7 +362,8 @@ void Translator::write_fetch(const Op& op) {
 }
 
 void Translator::write_shape(const Op& op) {
-  if (op.operands.size() != 1 || op.results.size() != 1) fail(op, "shape takes one operand and gives one result");
+  if (op.operands.size() != 1 || op.operands[0] == 0 || op.results.size() != 1 || op.results[0] == 0)
+    fail(op, "shape takes one operand and gives one result");
   const std::string in = tensor_var(op, op.operands[0]);
   declare(op, op.results[0]);
   const Type& t = type_of(op.results[0]);
@@ -375,7 +385,9 @@ void Translator::write_shape(const Op& op) {
 }
 
 void Translator::write_full_with_tensor(const Op& op) {
-  if (op.operands.size() != 2 || op.results.size() != 1) fail(op, "full_with_tensor takes value and shape");
+  if (op.operands.size() != 2 || op.operands[0] == 0 || op.operands[1] == 0 || op.results.size() != 1 ||
+      op.results[0] == 0)
+    fail(op, "full_with_tensor takes value and shape and gives one result");
   pb::OpDesc* o = block_->add_ops();
   o->set_type("fill_constant");
   if (auto v = constant(op.operands[0]); v && v->kind != Attr::kIntArray)
@@ -428,7 +440,9 @@ void Translator::write_ruled(const Op& op, const OpRule& rule) {
     for (const auto& [from, to] : rule.renamed_attrs)
       if (from == name) legacy = to;
     if (legacy == "*_values") {  // assign_value's list, named and typed by the tensor's dtype
-      const pb::VarType::Type dtype = dtype_attr(op).value_or(type_of(op.results.at(0)).dtype);
+      const auto dt = dtype_attr(op);
+      if (!dt && (op.results.empty() || op.results[0] == 0)) fail(op, "values without a dtype or a result to take it from");
+      const pb::VarType::Type dtype = dt ? *dt : type_of(op.results[0]).dtype;
       const auto [typed_name, typed] = typed_values(op, a, dtype);
       set_attr(o, typed_name, typed);
       continue;
