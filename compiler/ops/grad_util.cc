@@ -83,4 +83,17 @@ bool unary_self_grad(const pb::OpDesc& fwd, const std::function<std::string(cons
   return true;
 }
 
+bool join_output_grads(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
+                       const std::string& join, const std::string& out_slot, int64_t axis, pb::OpDesc& grad) {
+  const std::string dx = grad_of(op_inputs(fwd, "X").at(0));
+  if (dx.empty()) return false;
+  std::vector<std::string> douts;
+  for (const auto& o : op_outputs(fwd, "Out")) douts.push_back(grad_of(o));
+  grad.set_type(join);
+  add_input(grad, "X", douts);
+  add_output(grad, out_slot, {dx});
+  set_attr_int(grad, "axis", axis);
+  return true;
+}
+
 }  // namespace fluidc::ops

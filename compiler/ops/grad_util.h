@@ -31,4 +31,11 @@ void set_attr_longs(pb::OpDesc& op, const std::string& name, const std::vector<i
 bool unary_self_grad(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
                      pb::OpDesc& grad);
 
+/// The gradient of an op that cuts X into its Out list along `axis` (split,
+/// unbind): `join` ("concat", "stack") of every Out's gradient into X's,
+/// through output slot `out_slot`. Autodiff hands zeros for an Out the loss
+/// does not reach, as Paddle's backward does. False when X needs no gradient.
+bool join_output_grads(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
+                       const std::string& join, const std::string& out_slot, int64_t axis, pb::OpDesc& grad);
+
 }  // namespace fluidc::ops

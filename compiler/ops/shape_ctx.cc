@@ -151,6 +151,16 @@ bool to_shape(ShapeCtx& c, const TensorType& t, rt::Shape& s) {
 
 std::vector<int64_t> from_shape(const rt::Shape& s) { return std::vector<int64_t>(s.d, s.d + s.rank); }
 
+bool input_shapes(ShapeCtx& c, const std::string& slot, std::vector<rt::Shape>& shapes) {
+  const int n = c.num_inputs(slot);
+  shapes.assign(static_cast<size_t>(n), rt::Shape{});
+  for (int i = 0; i < n; ++i) {
+    const TensorType& t = c.input(slot, i);
+    if (!t.known || !to_shape(c, t, shapes[static_cast<size_t>(i)])) return false;
+  }
+  return true;
+}
+
 void set_xshape(ShapeCtx& c, const TensorType& x) {
   if (!c.has_output("XShape")) return;
   TensorType xshape = x;

@@ -94,6 +94,9 @@ bool dims_agree(int64_t a, int64_t b);
 /// -1); reports an error at the op and returns false above rank 9.
 bool to_shape(ShapeCtx& c, const TensorType& t, rt::Shape& s);
 std::vector<int64_t> from_shape(const rt::Shape& s);
+/// Every argument of a duplicable input slot as shapes (concat's, stack's
+/// X); false when one is not known yet (or above rank 9, reported).
+bool input_shapes(ShapeCtx& c, const std::string& slot, std::vector<rt::Shape>& shapes);
 /// Sets output XShape, when the op has it, to Paddle's shape-only record of
 /// `x`: [0, x dims...] (reshape2, transpose2, squeeze2, ...).
 void set_xshape(ShapeCtx& c, const TensorType& x);

@@ -71,12 +71,9 @@ void infer_slice(ShapeCtx& c) {
 
 void infer_concat(ShapeCtx& c) {
   if (c.has_input("AxisTensor")) return;  // the axis is a run-time value: Out keeps its declared type
-  const int n = c.num_inputs("X");
-  std::vector<rt::Shape> xs(n);
-  for (int i = 0; i < n; ++i) {
-    const TensorType& xi = c.input("X", i);
-    if (!xi.known || !shape_rules::to_shape(c, xi, xs[i])) return;
-  }
+  std::vector<rt::Shape> xs;
+  if (!shape_rules::input_shapes(c, "X", xs)) return;
+  const int n = static_cast<int>(xs.size());
   rt::Shape os;
   int axis = 0;
   const auto a = parse_attrs<kernels::ConcatAttrs>(c.op());

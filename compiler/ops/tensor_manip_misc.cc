@@ -49,31 +49,15 @@ void infer_unbind(ShapeCtx& c) {
 }
 
 // Paddle's gradient of unbind: a stack of the Out gradients along the axis.
-// Like split's concat, it needs every Out's gradient (zeros for an Out the
-// loss does not reach, from autodiff).
 bool unbind_grad(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
                  pb::OpDesc& grad) {
-  const std::string dx = grad_of(op_inputs(fwd, "X").at(0));
-  if (dx.empty()) return false;
-  std::vector<std::string> douts;
-  for (const auto& o : op_outputs(fwd, "Out")) {
-    douts.push_back(grad_of(o));
-    if (douts.back().empty()) return false;
-  }
-  grad.set_type("stack");
-  add_input(grad, "X", douts);
-  add_output(grad, "Y", {dx});
-  set_attr_int(grad, "axis", parse_attrs<UnbindAttrs>(fwd).axis);
-  return true;
+  return join_output_grads(fwd, grad_of, "stack", "Y", parse_attrs<UnbindAttrs>(fwd).axis, grad);
 }
 
 void infer_meshgrid(ShapeCtx& c) {
-  const int n = c.num_inputs("X");
-  std::vector<rt::Shape> xs(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    const TensorType& xi = c.input("X", i);
-    if (!xi.known || !shape_rules::to_shape(c, xi, xs[i])) return;
-  }
+  std::vector<rt::Shape> xs;
+  if (!shape_rules::input_shapes(c, "X", xs)) return;
+  const int n = static_cast<int>(xs.size());
   rt::Shape grid;
   if (std::string e = shapes::meshgrid_shape(xs.data(), n, grid); !e.empty()) {
     c.error(e);
@@ -100,11 +84,9 @@ bool meshgrid_grad(const pb::OpDesc& fwd, const std::function<std::string(const 
     any |= !dxs.back().empty();
     if (dxs.back().empty()) dxs.back() = "@EMPTY@";
   }
-  for (const auto& o : op_outputs(fwd, "Out")) {
-    douts.push_back(grad_of(o));
-    if (douts.back().empty()) return false;  // as unbind: every Out's gradient is needed (zeros if unreached)
-  }
   if (!any) return false;
+  // Every Out's gradient: autodiff hands zeros for one the loss does not reach.
+  for (const auto& o : op_outputs(fwd, "Out")) douts.push_back(grad_of(o));
   grad.set_type("meshgrid_grad");
   add_input(grad, "X", op_inputs(fwd, "X"));
   add_input(grad, "outputs@GRAD", douts);

@@ -62,28 +62,15 @@ void infer_split(ShapeCtx& c) {
 // zeros for an Out the loss does not reach, as Paddle's backward does.
 bool split_grad(const pb::OpDesc& fwd, const std::function<std::string(const std::string&)>& grad_of,
                 pb::OpDesc& grad) {
-  const std::string dx = grad_of(op_inputs(fwd, "X").at(0));
-  if (dx.empty()) return false;
-  std::vector<std::string> douts;
-  for (const auto& o : op_outputs(fwd, "Out")) {
-    douts.push_back(grad_of(o));
-    if (douts.back().empty()) return false;
-  }
-  grad.set_type("concat");
-  add_input(grad, "X", douts);
+  if (!join_output_grads(fwd, grad_of, "concat", "Out", parse_attrs<SplitAttrs>(fwd).axis, grad)) return false;
   if (auto at = op_inputs(fwd, "AxisTensor"); !at.empty()) add_input(grad, "AxisTensor", at);
-  add_output(grad, "Out", {dx});
-  set_attr_int(grad, "axis", parse_attrs<SplitAttrs>(fwd).axis);
   return true;
 }
 
 void infer_stack(ShapeCtx& c) {
-  const int n = c.num_inputs("X");
-  std::vector<rt::Shape> xs(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    const TensorType& xi = c.input("X", i);
-    if (!xi.known || !shape_rules::to_shape(c, xi, xs[i])) return;
-  }
+  std::vector<rt::Shape> xs;
+  if (!shape_rules::input_shapes(c, "X", xs)) return;
+  const int n = static_cast<int>(xs.size());
   rt::Shape ys;
   int axis = 0;
   if (std::string e = shapes::stack_shape(n, [&](int i) -> const rt::Shape& { return xs[i]; },
