@@ -223,7 +223,7 @@ class Backward {
     // Paddle's backward (split's concat, unbind's stack and meshgrid_grad
     // read every output's gradient). The fills are appended only when the
     // maker emits its op.
-    std::vector<pb::OpDesc> zero_fills;
+    std::vector<std::string> zero_fills;  // forward outputs whose zero gradients the maker reads
     auto grad_of = [&](const std::string& name) -> std::string {
       for (const auto& out : fwd.outputs())
         for (const auto& a : out.arguments())
@@ -236,7 +236,7 @@ class Backward {
     };
     if (def->make_grad) {
       if (!def->make_grad(fwd, grad_of, g)) return;
-      for (auto& fill : zero_fills) append(std::move(fill), kOpRoleBackward, {});
+      write_zero_fills(zero_fills);
     } else {
       const ops::OpDef* gdef = ops::find_op(def->grad);
       g.set_type(def->grad);
@@ -294,11 +294,20 @@ class Backward {
   }
 
   // Paddle fills the gradient of an output nobody differentiates with zeros.
-  // The fill op goes to `pending` when given (appended by the caller once it
-  // knows the gradient op is emitted), else straight into the block.
-  std::string zeros_like(const std::string& fwd, std::vector<pb::OpDesc>* pending = nullptr) {
+  // With `pending`, the forward variable is queued and its fill (and the
+  // variable) written by write_zero_fills once the caller knows the gradient
+  // op is emitted; else both are written now.
+  std::string zeros_like(const std::string& fwd, std::vector<std::string>* pending = nullptr) {
     std::string name = fwd + kGrad + "@ZERO";
-    if (!vars_.count(name)) {
+    if (vars_.count(name)) return name;
+    if (!pending) write_zero_fills({fwd});
+    else if (std::find(pending->begin(), pending->end(), fwd) == pending->end()) pending->push_back(fwd);
+    return name;
+  }
+
+  void write_zero_fills(const std::vector<std::string>& fwds) {
+    for (const auto& fwd : fwds) {
+      const std::string name = fwd + kGrad + "@ZERO";
       declare_grad_var(fwd, name);
       pb::OpDesc fill;
       fill.set_type("fill_any_like");
@@ -306,10 +315,8 @@ class Backward {
       ops::add_output(fill, "Out", {name});
       ops::set_attr_float(fill, "value", 0.0f);
       ops::set_attr_int(fill, "dtype", -1);
-      if (pending) pending->push_back(std::move(fill));
-      else append(std::move(fill), kOpRoleBackward, {});
+      append(std::move(fill), kOpRoleBackward, {});
     }
-    return name;
   }
 
   pb::ProgramDesc& prog_;
