@@ -67,6 +67,13 @@ class Translator {
   void set_attr(pb::OpDesc& o, const std::string& name, const Attr& a);
   // A list takes the kind of its elements (an empty list: LONGS).
   static void set_list(pb::OpDesc::Attr& out, const Attr& a);
+  /// The kind a list attribute is written with: its first element's, when
+  /// every element is a scalar of the same group (integer widths together,
+  /// float widths together); nullopt otherwise.
+  static std::optional<Attr::Kind> list_kind(const Attr& a);
+  /// Every list attribute the lowering will write is one list_kind takes:
+  /// a located error before any op is written.
+  void check_lists(const std::vector<Op>& ops) const;
   void translate(const Op& op);
   // The ops of a region's block but its closing yield, into a new
   // sub-block of the current one; returns the yield's operands.

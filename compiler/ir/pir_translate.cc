@@ -28,6 +28,18 @@ int64_t to_int64(double v) {
   return static_cast<int64_t>(v);
 }
 
+// Which group of scalars an attribute kind writes as in a ProgramDesc list:
+// integer widths together, float widths together.
+int scalar_group(Attr::Kind k) {
+  switch (k) {
+    case Attr::kInt32: case Attr::kInt64: case Attr::kDType: return 1;
+    case Attr::kFloat32: case Attr::kFloat64: return 2;
+    case Attr::kBool: return 3;
+    case Attr::kString: return 4;
+    default: return 0;
+  }
+}
+
 // The dtype attribute of an op, when it has one of that kind.
 std::optional<pb::VarType::Type> dtype_attr(const Op& op) {
   const Attr* dt = op.attr("dtype");
@@ -37,10 +49,29 @@ std::optional<pb::VarType::Type> dtype_attr(const Op& op) {
 
 }  // namespace
 
+std::optional<Attr::Kind> Translator::list_kind(const Attr& a) {
+  if (a.items.empty()) return Attr::kInt64;
+  const int group = scalar_group(a.items[0].kind);
+  for (const Attr& e : a.items)
+    if (group == 0 || scalar_group(e.kind) != group) return std::nullopt;
+  return a.items[0].kind;
+}
+
+void Translator::check_lists(const std::vector<Op>& ops) const {
+  for (const Op& op : ops) {
+    for (const auto& [name, a] : op.attrs)
+      if (a.kind == Attr::kArray && !is_bookkeeping(name) && !list_kind(a))
+        fail(op, fmt::format("attribute '{}' mixes kinds of elements or nests lists; a ProgramDesc list holds one kind "
+                             "of scalar", printable(name)));
+    for (const Block& b : op.regions) check_lists(b.ops);
+  }
+}
+
 pb::ProgramDesc Translator::run() {
   std::map<std::string, int> missing;
   check_supported(pir_.ops, missing);
   if (!missing.empty()) report_unsupported(missing);
+  check_lists(pir_.ops);
   block_ = new_block(-1);
   declare_holder("feed", pb::VarType::FEED_MINIBATCH);
   declare_holder("fetch", pb::VarType::FETCH_LIST);
@@ -306,18 +337,16 @@ void Translator::set_attr(pb::OpDesc& o, const std::string& name, const Attr& a)
 }
 
 void Translator::set_list(pb::OpDesc::Attr& out, const Attr& a) {
-  const Attr::Kind k = a.items.empty() ? Attr::kInt64 : a.items[0].kind;
-  for (const Attr& e : a.items)
-    if (e.kind != k && !(e.kind == Attr::kInt32 || e.kind == Attr::kInt64) != !(k == Attr::kInt32 || k == Attr::kInt64))
-      throw UserError(fmt::format("attribute '{}' mixes element kinds", printable(out.name())));
-  switch (k) {
+  const std::optional<Attr::Kind> kind = list_kind(a);
+  if (!kind) internal_error(fmt::format("PIR list attribute '{}' reached the lowering unchecked", out.name()));
+  switch (*kind) {
     case Attr::kBool: out.set_type(pb::BOOLEANS); for (const Attr& e : a.items) out.add_bools(e.b); break;
     case Attr::kInt32: case Attr::kInt64: case Attr::kDType:
       out.set_type(pb::LONGS); for (const Attr& e : a.items) out.add_longs(e.i); break;
     case Attr::kFloat32: out.set_type(pb::FLOATS); for (const Attr& e : a.items) out.add_floats(static_cast<float>(e.f)); break;
     case Attr::kFloat64: out.set_type(pb::FLOAT64S); for (const Attr& e : a.items) out.add_float64s(e.f); break;
     case Attr::kString: out.set_type(pb::STRINGS); for (const Attr& e : a.items) out.add_strings(e.s); break;
-    default: throw UserError(fmt::format("attribute '{}' is a list of lists or of unknown values", printable(out.name())));
+    default: internal_error(fmt::format("PIR list attribute '{}' of no scalar kind", out.name()));
   }
 }
 

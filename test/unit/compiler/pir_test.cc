@@ -144,6 +144,13 @@ TEST_CASE("bad PIR programs are located errors", "[pir]") {
              Catch::Contains("op 2 (pd_op.if): error: a region whose block does not end in cf.yield"));
   CHECK_THAT(error_of(pir_program(kData + "," + flag + "," + if_op(relu + "," + yield21, yield21))),
              Catch::Contains("block 1, op 0 (cf.yield): error: operand 0 is value 21, which no earlier op"));
+  // A list attribute must hold one kind of scalar (a ProgramDesc list does): a bool beside a string was
+  // written as a list of bools before.
+  const std::string mixed = R"({"#":"1.relu","A":[{"AT":{"#":"0.a_array","D":[{"#":"0.a_bool","D":true},)"
+                            R"({"#":"0.a_str","D":"x"}]},"N":"odd"}],"I":[{"%":2}],"O":[{"%":30,"TT":)" +
+                            tensor("f32", "[-1,4]") + "}]}";
+  CHECK_THAT(error_of(pir_program(kData + "," + mixed)),
+             Catch::Contains("op 1 (pd_op.relu): error: attribute 'odd' mixes kinds of elements or nests lists"));
   // Nesting deeper than the parser allows is an error, not a stack overflow.
   CHECK_THAT(error_of(pir_program(std::string(100000, '['))), Catch::Contains("error"));
   // Names from the file reach messages escaped.
