@@ -57,16 +57,21 @@ const Target& target() { return *g_target; }
 // on the host kernels).
 void check_target_support(const Program& main) {
   Diagnostics diags;
-  std::set<std::string> seen;
+  std::set<std::string> seen, on_host;
   for (int b = 0; b < main.num_blocks(); ++b)
     for (int i = 0; i < main.block(b).ops_size(); ++i) {
       const std::string& type = main.block(b).ops(i).type();
       const ops::OpDef* def = ops::find_op(type);
+      if (def && target().supports(*def) && target().runs_on_host(*def)) on_host.insert(type);
       if (!def || target().supports(*def) || !seen.insert(type).second) continue;
       diags.error(main.loc(b, i), fmt::format("op '{}' has no {} kernel yet (docs/cuda.md lists the ones there are)", type,
                                               target().name()));
     }
   diags.throw_if_errors();
+  if (!on_host.empty())
+    fmt::print(stderr, "fluidc: note: {} op type{} without a {} kernel run{} on the host, between copies (docs/cuda.md): {}\n",
+               on_host.size(), on_host.size() == 1 ? "" : "s", target().name(), on_host.size() == 1 ? "s" : "",
+               fmt::join(on_host, ", "));
 }
 
 // Loads `names` from a combined file or a directory into fresh tensors.
@@ -386,13 +391,21 @@ void build_executable(const BuildOptions& o) {
   const bool temp = o.save_temps.empty();
   const fs::path dir = sources_dir(o);
   BuildRecipe recipe = write_sources(p, dir, o);
-  recipe.output = fs::absolute(o.output).string();
+  // Linked beside the destination and renamed over it: a failed build leaves
+  // the previous binary whole, and -o may name a directory not made yet.
+  const fs::path out = fs::absolute(o.output);
+  fs::create_directories(out.parent_path());
+  recipe.output = out.string() + ".partial";
   int rc = compile_and_link(compiler, p, recipe, o.verbose);
   if (temp) fs::remove_all(dir);
-  if (rc != 0)
+  if (rc != 0) {
+    std::error_code ec;
+    fs::remove(recipe.output, ec);
     internal_error(fmt::format("{} failed on generated code (exit {}); rerun with --save-temps DIR -v "
                                "to keep the sources and see the command",
                                compiler.describe(), rc));
+  }
+  fs::rename(recipe.output, out);
 }
 
 std::string server_path(const std::string& output, size_t server, bool startup) {
