@@ -378,7 +378,7 @@ class Emitter {
           emit_op(p, prefix, b, i, load_time_body);
           if (auto it = released.find(i); it != released.end())
             for (const auto& member : it->second)
-              load_time_body << fmt::format("  {} = Tensor();  // read by no later op\n", member);
+              load_time_body << fmt::format("  {}  // read by no later op\n", target_.release_statement(member));
           return;
         }
         add_unit(1, [&](std::ostringstream& code) { emit_op(p, prefix, b, i, code); });

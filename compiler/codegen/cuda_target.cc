@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "compiler/codegen/target.h"
+#include "compiler/ir/op_role.h"
 #include "compiler/ops/emit_ctx.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/version.h"
@@ -68,6 +69,29 @@ const char* const kLibs[] = {"-lfluidc_cuda_kernels", "-lfluidc_cuda_runtime", "
 // its block methods startup_blockN.
 bool in_startup(const EmitCtx& c) { return c.block_fn(0).rfind("startup_", 0) == 0; }
 
+bool has_device_kernel(const ops::OpDef& def) { return def.emit_cuda || kernels::cuda::has_kernel(def.type); }
+
+// The gradient of an op that runs a sub-block (conditional_block_grad,
+// while_grad) restores and copies host tensors between its block runs; that
+// is not written for device tensors yet, so such programs stay unsupported.
+bool replays_blocks(const ops::OpDef& def) {
+  if (!def.has(ops::kOwnsBlock)) return false;
+  for (const auto& s : def.outputs)
+    if (s.name.size() > kGradSuffix.size() && s.name.ends_with(kGradSuffix)) return true;
+  return false;
+}
+
+// The distinct tensors of an op's slots (inputs or outputs) in order: the
+// variables that hold one in the op's block (not scopes, not empty names).
+std::vector<std::string> tensors_of(const EmitCtx& c, bool inputs) {
+  std::vector<std::string> ids;
+  for (const auto& v : inputs ? c.op().inputs() : c.op().outputs())
+    for (const auto& name : v.arguments())
+      if (const std::string* id = c.find_in(c.block(), name); id && std::find(ids.begin(), ids.end(), *id) == ids.end())
+        ids.push_back(*id);
+  return ids;
+}
+
 class CudaTarget final : public Target {
  public:
   const char* name() const override { return "cuda"; }
@@ -77,7 +101,8 @@ class CudaTarget final : public Target {
     out << "#include <algorithm>\n#include <array>\n#include <limits>\n#include <vector>\n\n"
            "#include \"runtime/arena.h\"\n#include \"runtime/finite_check.h\"\n#include \"runtime/model.h\"\n"
            "#include \"runtime/step_stack.h\"\n#include \"runtime/tensor_array.h\"\n"
-           "#include \"runtime/cuda/cuda_model.h\"\n#include \"kernels/cuda/ops.h\"\n";
+           "#include \"runtime/cuda/cuda_model.h\"\n#include \"runtime/cuda/host_ops.h\"\n"
+           "#include \"kernels/cuda/ops.h\"\n";
     for (const auto& f : families) out << fmt::format("#include \"kernels/{}.h\"\n", f);
   }
 
@@ -91,22 +116,34 @@ class CudaTarget final : public Target {
 
   void emit_op(EmitCtx& c) const override {
     if (in_startup(c)) {
-      if (c.def().emit_cpu) c.def().emit_cpu(c);
-      else c.kernel_call();
+      emit_cpu_code(c);
     } else if (c.def().emit_cuda) {
       c.def().emit_cuda(c);
+    } else if (runs_on_host(c.def())) {
+      emit_on_host(c, "no CUDA kernel");
+    } else if (kernels::cuda::float32_only(c.def().type) && !tensors_of(c, true).empty()) {
+      // Checked at run time: the dtypes a program declares are not always
+      // the ones that arrive (casts of fed integers, float64 models).
+      c.body() << fmt::format("  if (fluidc::cu::all_float32({})) {{\n", fmt::join(tensors_of(c, true), ", "));
+      c.kernel_call();
+      c.body() << "  } else\n";
+      emit_on_host(c, "an input is not float32");
     } else {
       c.kernel_call();
     }
   }
 
   void emit_kernel_call(EmitCtx& c) const override {
-    if (in_startup(c)) emit_generic_kernel_call(c, "k::", "Tensor");
+    if (in_startup(c) || on_host_) emit_generic_kernel_call(c, "k::", "Tensor");
     else emit_generic_kernel_call(c, "kc::", "DTensor");
   }
 
   bool supports(const ops::OpDef& def) const override {
-    return def.has(ops::kFeed) || def.has(ops::kFetch) || def.emit_cuda || kernels::cuda::has_kernel(def.type);
+    return !def.has(ops::kCommunication) && !replays_blocks(def);
+  }
+  std::string release_statement(const std::string& member) const override { return member + ".release();"; }
+  bool runs_on_host(const ops::OpDef& def) const override {
+    return !def.has(ops::kFeed) && !def.has(ops::kFetch) && !has_device_kernel(def);
   }
   bool uses_host_plans() const override { return false; }
   std::string own_compiler() const override { return toolchain().nvcc; }
@@ -194,10 +231,33 @@ class CudaTarget final : public Target {
             tc.lib_dir + "/libfluidc_kernels.a", tc.lib_dir + "/libfluidc_runtime.a"};
   }
 
+  // An op without a CUDA kernel: its CPU code between the copies of its
+  // tensors (runtime/cuda/host_ops.h). An op that runs a sub-block copies
+  // only its inputs down: its outputs were computed by the block's own ops.
+  void emit_on_host(EmitCtx& c, const char* why) const {
+    const std::vector<std::string> ins = tensors_of(c, true);
+    c.body() << fmt::format("  {{  // {}: {}, runs on the host\n", c.op().type(), why);
+    if (!ins.empty()) c.body() << fmt::format("  fluidc::cu::to_host({});\n", fmt::join(ins, ", "));
+    on_host_ = true;
+    emit_cpu_code(c);
+    on_host_ = false;
+    const std::vector<std::string> outs = c.def().has(ops::kOwnsBlock) ? std::vector<std::string>{} : tensors_of(c, false);
+    if (!outs.empty()) c.body() << fmt::format("  fluidc::cu::to_device({});\n", fmt::join(outs, ", "));
+    c.body() << "  }\n";
+  }
+
+  static void emit_cpu_code(EmitCtx& c) {
+    if (c.def().emit_cpu) c.def().emit_cpu(c);
+    else c.kernel_call();
+  }
+
   std::string archiver() const override {
     const char* ar = std::getenv("AR");
     return ar && *ar ? ar : "ar";
   }
+
+ private:
+  mutable bool on_host_ = false;  ///< emit_on_host is writing: kernel_call() means the CPU kernel
 };
 
 }  // namespace

@@ -109,6 +109,12 @@ class Target {
   /// Whether the target compiles this op of the main program (the driver
   /// lists every op type it does not, at once, before emitting anything).
   virtual bool supports(const ops::OpDef&) const { return true; }
+  /// The statement that frees a tensor member no later op reads (after the
+  /// load-time ops: folded constants' temporaries).
+  virtual std::string release_statement(const std::string& member) const { return member + " = Tensor();"; }
+  /// Whether a supported op runs its CPU kernel on the host rather than on
+  /// the target's device (the driver names these op types in a note).
+  virtual bool runs_on_host(const ops::OpDef&) const { return false; }
   /// Whether the fuse pass's chains and the memory plan apply (the CPU
   /// emitter writes both as host loops and host arenas).
   virtual bool uses_host_plans() const { return true; }

@@ -21,6 +21,21 @@ inline constexpr std::string_view kOpTypes[] = {
     "softmax_with_cross_entropy_grad", "sqrt", "sqrt_grad", "square", "square_grad", "sum", "tanh", "tanh_grad",
 };
 
+/// The CUDA kernels that take tensors of other dtypes than float32 (casts,
+/// copies, fills, integer labels). Every other kernel computes float32 only:
+/// the generated code runs such an op on the host (runtime/cuda/host_ops.h)
+/// when one of its inputs is not float32.
+inline constexpr std::string_view kAnyDtypeOpTypes[] = {
+    "assign", "cast", "cross_entropy2", "cross_entropy_grad2", "fill_any_like", "fill_constant", "fill_zeros_like",
+    "flatten_contiguous_range", "flatten_contiguous_range_grad", "reshape2", "reshape2_grad",
+    "softmax_with_cross_entropy", "softmax_with_cross_entropy_grad",
+};
+
+/// Whether `type`'s CUDA kernel needs float32 inputs.
+inline bool float32_only(std::string_view type) {
+  return std::find(std::begin(kAnyDtypeOpTypes), std::end(kAnyDtypeOpTypes), type) == std::end(kAnyDtypeOpTypes);
+}
+
 /// Whether `type` has a CUDA kernel.
 inline bool has_kernel(std::string_view type) {
   return std::find(std::begin(kOpTypes), std::end(kOpTypes), type) != std::end(kOpTypes);

@@ -109,6 +109,12 @@ void DTensor::dresize(const rt::Shape& shape, rt::DType dtype) {
   dev_.resize(shape, dtype);
 }
 
+void DTensor::release() {
+  static_cast<rt::Tensor&>(*this) = rt::Tensor();
+  if (dev_.raw()) device_release(dev_.raw(), dev_.capacity());
+  dev_ = rt::Tensor();
+}
+
 void DTensor::upload() {
   if (!initialized()) return;
   dresize(shape(), dtype());
@@ -278,8 +284,11 @@ void CudaModel::run() {
     check(cudaGraphLaunch(graph_, ctx_.stream), "cudaGraphLaunch");
     ++st.graph_launches;
   } else {
+    ctx_.host_work = false;
     step();
-    last_eager_clean_ = st.device_allocs == allocs0;
+    // A step with host work (an op without a CUDA kernel, a condition read
+    // back) is never captured: the graph would leave that work out.
+    last_eager_clean_ = st.device_allocs == allocs0 && !ctx_.host_work;
   }
   for (int i = 0; i < m.num_feeds && i < 16; ++i) last_feeds_[i] = slot(m.feeds[i]).shape();
   for (int i = 0; i < m.num_fetches; ++i) slot(m.fetches[i]).download_async();
@@ -305,11 +314,12 @@ void print_stats() {
   const Stats& s = stats();
   std::fprintf(stderr,
                "cuda-stats: %lld steps, %lld graph launches (%lld captures), %lld kernel launches issued, "
-               "%lld cudaMalloc calls (%lld bytes); last step: %lld cudaMalloc calls, %lld kernel launches%s\n",
+               "%lld cudaMalloc calls (%lld bytes), %lld ops run on the host; last step: %lld cudaMalloc calls, "
+               "%lld kernel launches%s\n",
                static_cast<long long>(s.steps), static_cast<long long>(s.graph_launches),
                static_cast<long long>(s.captures), static_cast<long long>(s.kernel_launches),
                static_cast<long long>(s.device_allocs), static_cast<long long>(s.device_bytes),
-               static_cast<long long>(s.last_step_allocs), static_cast<long long>(s.last_step_launches),
+               static_cast<long long>(s.host_ops), static_cast<long long>(s.last_step_allocs), static_cast<long long>(s.last_step_launches),
                s.graph_launches && s.last_step_launches == 0 ? " (a graph replay)" : "");
 }
 

@@ -40,6 +40,7 @@ struct Stats {
   int64_t device_bytes = 0;     ///< bytes cudaMalloc'd
   int64_t last_step_allocs = 0; ///< cudaMalloc calls during the last step
   int64_t last_step_launches = 0;  ///< kernel launches issued by the last step (0 when it was a replay)
+  int64_t host_ops = 0;         ///< ops run on the host for want of a CUDA kernel (runtime/cuda/host_ops.h)
 };
 Stats& stats();
 
@@ -65,6 +66,9 @@ class DTensor : public rt::Tensor {
   /// Sets the device shape and dtype, growing the device storage through
   /// the caching allocator when needed (contents then unspecified).
   void dresize(const rt::Shape& shape, rt::DType dtype);
+  /// Frees the host mirror and gives the device storage back to the cache
+  /// (a load-time temporary no later op reads).
+  void release();
   /// Host mirror -> device (stream-ordered, on the current context's stream).
   void upload();
   /// Device -> host mirror, stream-ordered; the caller synchronises.
@@ -89,6 +93,8 @@ struct Context {
   void* workspace = nullptr;  ///< cuBLAS workspace (set explicitly: graph capture allows no allocation)
   size_t workspace_bytes = 0;
   bool capturing = false;
+  /// The step ran an op on the host (host_ops.h): it cannot be captured.
+  bool host_work = false;
   /// Scratch device memory for kernels (grows, never shrinks).
   void* scratch(size_t bytes);
   void* scratch_ = nullptr;
