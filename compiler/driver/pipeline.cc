@@ -222,7 +222,7 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   // An unchanged input is checked again only for its inferred types, which
   // codegen uses (the Program itself, and its file checksum, stay as loaded).
   CheckedProgram final_main = check_program(rewrote ? Program::from_desc(s.main, s.main_origin) : main);
-  PipelineResult res{std::move(final_main.program), std::nullopt, {}, std::move(final_main.types), {}, {}, {}, {}};
+  PipelineResult res{std::move(final_main.program), std::nullopt, {}, std::move(final_main.types), {}, {}, {}, {}, {}};
   if (rewrote && s.has_startup) res.startup.emplace(check_program(Program::from_desc(s.startup, s.startup_origin)).program);
   else res.startup = startup;
   Diagnostics diags;
