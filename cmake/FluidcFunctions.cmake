@@ -26,6 +26,37 @@ function(_fluidc_help out)
   set(${out} "${help}" PARENT_SCOPE)
 endfunction()
 
+# TARGET cuda: `fluidc emit --target cuda` writes model.cu (host code over the installed CUDA kernels)
+# and, with PARAMS, params.cc, whose .incbin pulls params.bin in (docs/cuda.md).
+function(_fluidc_cuda_program name dir shown program params deps)
+  set(args ${ARGN})
+  find_package(CUDAToolkit REQUIRED)
+  set(sources "${dir}/model.cu")
+  set(outputs "${dir}/model.cu")
+  if(params)
+    list(APPEND sources "${dir}/params.cc")
+    list(APPEND outputs "${dir}/params.cc" "${dir}/params.bin")
+    set_source_files_properties("${dir}/params.cc" PROPERTIES OBJECT_DEPENDS "${dir}/params.bin")
+  endif()
+  add_custom_command(OUTPUT ${outputs}
+    COMMAND Fluidc::fluidc emit ${args} -o "${dir}"
+    DEPENDS ${deps} Fluidc::fluidc "$<TARGET_FILE:Fluidc::fluidc>"
+    COMMENT "fluidc: emitting ${program} for CUDA into ${shown}"
+    VERBATIM)
+  add_executable(${name} ${sources})
+  target_link_libraries(${name} PRIVATE Fluidc::cuda_kernels Fluidc::cuda_runtime Fluidc::kernels CUDA::cublas
+                                        CUDA::cudart)
+  # C++20 for the runtime headers, as a flag: CMake 3.25 knows no CUDA20 dialect for every nvcc.
+  target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>
+                                         $<$<COMPILE_LANGUAGE:CXX>:-Wa,-I${dir}>)
+  target_compile_features(${name} PRIVATE cxx_std_20)
+  get_target_property(archs ${name} CUDA_ARCHITECTURES)
+  if(NOT archs AND NOT CMAKE_CUDA_ARCHITECTURES)
+    set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "80;90")  # as `fluidc build --target cuda`
+  endif()
+  set_target_properties(${name} PROPERTIES FLUIDC_OUTPUT_DIR "${dir}")
+endfunction()
+
 function(add_fluid_program name)
   cmake_parse_arguments(PARSE_ARGV 1 F "LIBRARY" "PROGRAM;STARTUP;PARAMS;TARGET;CLASS" "TRAIN;OPTIONS")
   if(F_UNPARSED_ARGUMENTS)
@@ -77,8 +108,7 @@ function(add_fluid_program name)
     if(NOT F_TARGET STREQUAL "cuda")
       message(FATAL_ERROR "add_fluid_program(${name}): TARGET must be cpu or cuda, not '${F_TARGET}'")
     endif()
-    # Passed through once fluidc has a --target flag and the install carries the CUDA runtime
-    # (docs/cuda.md: not installed yet); refused clearly until then.
+    # Needs a fluidc with --target and an install that carries the CUDA runtime; refused clearly otherwise.
     _fluidc_help(help)
     if(NOT help MATCHES "--target")
       message(FATAL_ERROR "add_fluid_program(${name}): TARGET cuda: this fluidc has no CUDA target "
@@ -88,6 +118,15 @@ function(add_fluid_program name)
       message(FATAL_ERROR "add_fluid_program(${name}): TARGET cuda: this fluidc was installed without its CUDA "
                           "runtime (${FLUIDC_LIB_DIR}/libfluidc_cuda_kernels.a); only TARGET cpu is available "
                           "(docs/cuda.md)")
+    endif()
+    if(F_LIBRARY)
+      message(FATAL_ERROR "add_fluid_program(${name}): TARGET cuda with LIBRARY: the CUDA target builds "
+                          "executables only so far (docs/cuda.md)")
+    endif()
+    get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+    if(NOT "CUDA" IN_LIST langs)
+      message(FATAL_ERROR "add_fluid_program(${name}): TARGET cuda compiles the program's model.cu with nvcc; "
+                          "enable CUDA in your project: project(... LANGUAGES CXX CUDA)")
     endif()
     list(APPEND args --target ${F_TARGET})
   endif()
@@ -125,6 +164,11 @@ function(add_fluid_program name)
       FLUIDC_OUTPUT_DIR "${dir}")
     # An imported target builds nothing itself: whatever links it first runs the fluidc step.
     add_dependencies(${name} ${name}_fluidc)
+    return()
+  endif()
+
+  if(F_TARGET STREQUAL "cuda")
+    _fluidc_cuda_program(${name} "${dir}" "${shown}" "${program}" "${F_PARAMS}" "${deps}" ${args})
     return()
   endif()
 

@@ -1,7 +1,7 @@
 # cmake/install.cmake - `cmake --install`: bin/fluidc, the runtime and kernel libraries, their headers, the CMake package.
 # Layout under the prefix (fluidc finds it from its own executable, compiler/codegen/cpu_target.cc):
 #   bin/fluidc
-#   lib/libfluidc_runtime.a, lib/libfluidc_kernels.a
+#   lib/libfluidc_runtime.a, lib/libfluidc_kernels.a (lib/libfluidc_cuda_{runtime,kernels}.a when built with CUDA)
 #   include/fluidc/runtime/*.h, include/fluidc/kernels/**.h  (generated code includes "runtime/model.h")
 #   lib/cmake/Fluidc/FluidcConfig.cmake, FluidcConfigVersion.cmake, FluidcFunctions.cmake
 include(CMakePackageConfigHelpers)
@@ -16,6 +16,9 @@ if(TARGET fluidc_runtime_jit)  # what `fluidc run` links (compiler/driver/CMakeL
 endif()
 if(TARGET fluidc_coll)  # what collective programs link (runtime/coll; libmpi comes from the system)
   install(TARGETS fluidc_coll ARCHIVE DESTINATION ${FLUIDC_INSTALL_LIBDIR})
+endif()
+if(TARGET fluidc_cuda_runtime)  # what `fluidc build --target cuda` links (runtime/cuda, kernels/cuda; docs/cuda.md)
+  install(TARGETS fluidc_cuda_runtime fluidc_cuda_kernels ARCHIVE DESTINATION ${FLUIDC_INSTALL_LIBDIR})
 endif()
 if(TARGET fluidc_dist)  # what distributed programs link (runtime/dist; gRPC comes from the system)
   install(TARGETS fluidc_dist fluidc_send_recv_proto ARCHIVE DESTINATION ${FLUIDC_INSTALL_LIBDIR})

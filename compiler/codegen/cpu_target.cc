@@ -7,6 +7,7 @@
 
 #include "compiler/ops/emit_ctx.h"
 #include "compiler/support/escape.h"
+#include "compiler/codegen/runtime_dirs.h"
 #include "compiler/codegen/target.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/version.h"
@@ -14,46 +15,18 @@
 namespace fluidc {
 namespace {
 
-// Where the runtime's headers and libraries are: $FLUIDC_HOME points at an
-// installed tree (include/, lib/); otherwise the prefix fluidc is installed in
-// (bin/fluidc -> include/fluidc, lib), else the build tree fluidc came from.
+// The C++ compiler ($CXX, else clang++) and the runtime's directories (runtime_dirs.h).
 struct Toolchain {
   std::string cxx, include_dir, lib_dir;
 };
-
-// PREFIX holds an installed runtime: include/fluidc/runtime/ and lib/libfluidc_runtime.a.
-bool installed_prefix(const std::filesystem::path& prefix) {
-  std::error_code ec;
-  return std::filesystem::exists(prefix / "include/fluidc/runtime/model.h", ec) &&
-         std::filesystem::exists(prefix / "lib/libfluidc_runtime.a", ec);
-}
-
-// An installed fluidc (PREFIX/bin/fluidc) uses the runtime installed beside it, wherever the prefix
-// was moved or unpacked; "" for the build tree's fluidc, which uses the paths baked into version.h.
-std::string own_prefix() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  const std::filesystem::path prefix = exe.parent_path().parent_path();
-  return installed_prefix(prefix) ? prefix.string() : "";
-}
 
 Toolchain toolchain() {
   Toolchain t;
   const char* cxx = std::getenv("CXX");
   t.cxx = cxx && *cxx ? cxx : "clang++";
-  if (const char* home = std::getenv("FLUIDC_HOME"); home && *home) {
-    t.include_dir = std::string(home) + "/include";
-    t.lib_dir = std::string(home) + "/lib";
-    // An installed prefix keeps the headers under include/fluidc/ (cmake/install.cmake).
-    if (installed_prefix(home)) t.include_dir += "/fluidc";
-  } else if (const std::string prefix = own_prefix(); !prefix.empty()) {
-    t.include_dir = prefix + "/include/fluidc";
-    t.lib_dir = prefix + "/lib";
-  } else {
-    t.include_dir = kDefaultIncludeDir;
-    t.lib_dir = kDefaultLibDir;
-  }
+  const RuntimeDirs dirs = runtime_dirs();
+  t.include_dir = dirs.include_dir;
+  t.lib_dir = dirs.lib_dir;
   return t;
 }
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "compiler/codegen/runtime_dirs.h"
 #include "compiler/codegen/target.h"
 #include "compiler/ir/op_role.h"
 #include "compiler/ops/emit_ctx.h"
@@ -30,19 +31,15 @@ struct Toolchain {
   std::string nvcc, include_dir, lib_dir;
 };
 
-// $NVCC or nvcc from PATH; the runtime from $FLUIDC_HOME or the build tree
-// fluidc came from (an installed fluidc carries no CUDA runtime yet).
+// $NVCC or nvcc from PATH; the runtime where the CPU target finds it
+// (runtime_dirs.h: $FLUIDC_HOME, the install fluidc sits in, its build tree).
 Toolchain toolchain() {
   Toolchain t;
   const char* nvcc = std::getenv("NVCC");
   t.nvcc = nvcc && *nvcc ? nvcc : "nvcc";
-  if (const char* home = std::getenv("FLUIDC_HOME"); home && *home) {
-    t.include_dir = std::string(home) + "/include";
-    t.lib_dir = std::string(home) + "/lib";
-  } else {
-    t.include_dir = kDefaultIncludeDir;
-    t.lib_dir = kDefaultLibDir;
-  }
+  const RuntimeDirs dirs = runtime_dirs();
+  t.include_dir = dirs.include_dir;
+  t.lib_dir = dirs.lib_dir;
   return t;
 }
 

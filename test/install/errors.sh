@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test/install/errors.sh - add_fluid_program's configure-time errors name the problem: PARAMS without ASM, TARGET
-# cuda (an installed fluidc carries no CUDA runtime yet), LIBRARY with a fluidc lacking --emit lib, a missing program, a stray argument.
+# cuda in a project without CUDA (or from an install without the CUDA runtime), LIBRARY with a fluidc lacking
+# --emit lib, a missing program, a stray argument.
 # usage: errors.sh BUILD_DIR SOURCE_DIR WORK_DIR
 set -euo pipefail
 build=$1 src=$2 work=$3
@@ -20,7 +21,11 @@ expect_error() {  # CALL MESSAGE: a project whose one add_fluid_program(CALL) fa
   tr -s ' \n' '  ' < "$work/p$n.log" | grep -qF "$2" || { cat "$work/p$n.log"; fail "add_fluid_program($1): no '$2'"; }
 }
 expect_error "a PROGRAM $mlp/model.pdmodel PARAMS $mlp/model.pdiparams" "enable ASM in your project"
-expect_error "a PROGRAM $mlp/model.pdmodel TARGET cuda" "TARGET cuda: this fluidc was installed without its CUDA runtime"
+if [ -e "$work/prefix/lib/libfluidc_cuda_kernels.a" ]; then
+  expect_error "a PROGRAM $mlp/model.pdmodel TARGET cuda" "enable CUDA in your project: project(... LANGUAGES CXX CUDA)"
+else
+  expect_error "a PROGRAM $mlp/model.pdmodel TARGET cuda" "TARGET cuda: this fluidc was installed without its CUDA runtime"
+fi
 expect_error "a PROGRAM $mlp/model.pdmodel TARGET tpu" "TARGET must be cpu or cuda"
 expect_error "a PROGRAM $mlp/nothing.pdmodel" "PROGRAM $mlp/nothing.pdmodel does not exist"
 expect_error "a PROGRAM $mlp/model.pdmodel STARTUPP x" "unknown arguments: STARTUPP;x"
