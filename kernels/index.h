@@ -146,6 +146,11 @@ void top_k_v2(const Tensor& x, const Tensor* k, Tensor& out, Tensor& indices, co
 void top_k_v2_grad(const Tensor& x, const Tensor& indices, const Tensor* k, const Tensor& out_grad, Tensor* x_grad,
                    const TopKV2Attrs& attrs);
 
+/// top_k (Fluid 1.x): top_k_v2's defaults (the last axis, largest first, sorted).
+void top_k(const Tensor& x, const Tensor* k, Tensor& out, Tensor& indices, const TopKV2Attrs& attrs);
+void top_k_grad(const Tensor& x, const Tensor& indices, const Tensor* k, const Tensor& out_grad, Tensor* x_grad,
+                const TopKV2Attrs& attrs);
+
 /// accuracy: a row is correct when any of its top-k Indices equals its
 /// Label; Accuracy = Correct / Total (0-D float32; Correct, Total 0-D int32).
 void accuracy(const Tensor& out, const Tensor& indices, const Tensor& label, Tensor& accuracy, Tensor& correct,

@@ -55,6 +55,19 @@ struct Unsqueeze2Attrs {
 
 void flatten_contiguous_range(const Tensor& x, Tensor& out, Tensor* x_shape, const FlattenAttrs& attrs);
 void squeeze2(const Tensor& x, Tensor& out, Tensor* x_shape, const Squeeze2Attrs& attrs);
+/// Attributes of `flatten2` (Fluid 1.x's fluid.layers.flatten).
+struct Flatten2Attrs {
+  int axis = 1;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &Flatten2Attrs::axis);
+  }
+};
+/// Out = X as 2-D [prod(dims before axis), prod(dims from axis)], 0 <= axis <= rank.
+void flatten2(const Tensor& x, Tensor& out, Tensor* x_shape, const Flatten2Attrs& attrs);
+/// X@GRAD = Out@GRAD in the shape XShape recorded (reshape2_grad).
+void flatten2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_grad);
 /// The axes a program computes at run time win over the attribute:
 /// AxesTensor (a 1-D int tensor), else AxesTensorList (one 1-element int
 /// tensor per axis).

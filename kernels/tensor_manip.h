@@ -35,6 +35,12 @@ inline void reshape2(const Tensor& x, Tensor& out, Tensor* x_shape, const Reshap
 }
 /// X@GRAD = Out@GRAD reshaped to the dims recorded in XShape.
 void reshape2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_grad);
+/// reshape (Fluid 1.x): reshape2 without XShape.
+void reshape(const Tensor& x, const Tensor* shape, const Tensor* const* shape_tensor, int num_shape_tensor, Tensor& out,
+             const Reshape2Attrs& attrs);
+/// X@GRAD = Out@GRAD in X's shape (the v1 gradient reads X, not XShape).
+void reshape_grad(const Tensor& x, const Tensor* shape, const Tensor* const* shape_tensor, int num_shape_tensor,
+                  const Tensor* out, const Tensor& out_grad, Tensor* x_grad);
 
 /// Attributes of `slice` (Paddle's names): for each axis in `axes` keep
 /// [starts[i], ends[i]) — negative values count from the end, values past

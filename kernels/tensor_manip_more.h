@@ -118,6 +118,22 @@ void tile(const Tensor& x, const Tensor* repeat_times, const Tensor* const* repe
 void tile_grad(const Tensor& x, const Tensor* repeat_times, const Tensor* const* repeat_list, int num_repeat_list,
                const Tensor& out_grad, Tensor* x_grad, const TileAttrs& attrs);
 
+/// Attributes of `expand` (Fluid 1.x): tile with one repeat count per dim of X.
+struct ExpandAttrs {
+  std::vector<int> expand_times;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("expand_times", &ExpandAttrs::expand_times);
+  }
+};
+/// expand (Fluid 1.x): X tiled expand_times[i] times along dim i; the counts
+/// (attribute, ExpandTimes or expand_times_tensor, as tile's) must match X's rank.
+void expand(const Tensor& x, const Tensor* expand_times, const Tensor* const* times_list, int num_times_list, Tensor& out,
+            const ExpandAttrs& attrs);
+void expand_grad(const Tensor& x, const Tensor* expand_times, const Tensor* const* times_list, int num_times_list,
+                 const Tensor& out_grad, Tensor* x_grad, const ExpandAttrs& attrs);
+
 /// Out = Input's dims as a 1-D int32 tensor (Input may be any dtype).
 void shape(const Tensor& input, Tensor& out);
 /// Out = Input's element count, a 0-D int64 tensor.

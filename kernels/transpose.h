@@ -27,5 +27,9 @@ struct TransposeAttrs {
 void transpose2(const Tensor& x, Tensor& out, Tensor* x_shape, const TransposeAttrs& attrs);
 /// X@GRAD = Out@GRAD permuted back by the inverse of `axis`.
 void transpose2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_grad, const TransposeAttrs& attrs);
+/// transpose (Fluid 1.x): transpose2 without XShape; its gradient reads X.
+void transpose(const Tensor& x, Tensor& out, const TransposeAttrs& attrs);
+void transpose_grad(const Tensor& x, const Tensor* out, const Tensor& out_grad, Tensor* x_grad,
+                    const TransposeAttrs& attrs);
 
 }  // namespace fluidc::kernels

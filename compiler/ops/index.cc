@@ -1,4 +1,4 @@
-// compiler/ops/index.cc - the index family's op table: embedding, gather/scatter, one_hot, arg/top-k, accuracy, where, range, cumsum.
+// compiler/ops/index.cc - the index family's op table: embedding, gather/scatter, one_hot, arg/top-k (top_k_v2, Fluid 1.x top_k), accuracy, where, range, cumsum.
 #include <fmt/format.h>
 
 #include "compiler/ops/attr_struct.h"
@@ -215,6 +215,15 @@ void add_index_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "top_k_v2_grad", .family = "index",
                .inputs = {{"X"}, {"Indices"}, {"K", true}, {"Out@GRAD"}}, .outputs = {{"X@GRAD", true}},
                .attrs = topk_attrs, .attrs_struct = "TopKV2Attrs", .infer_shape = shape_rules::grads_like_inputs});
+  // Fluid 1.x's top_k: only k (or K); top_k_v2's other attributes keep their defaults.
+  const std::vector<AttrDef> topk_v1_attrs = {*std::find_if(topk_attrs.begin(), topk_attrs.end(),
+                                                            [](const AttrDef& a) { return a.name == "k"; })};
+  t.push_back({.type = "top_k", .family = "index", .inputs = {{"X"}, {"K", true}}, .outputs = {{"Out"}, {"Indices"}},
+               .attrs = topk_v1_attrs, .attrs_struct = "TopKV2Attrs", .grad = "top_k_grad",
+               .infer_shape = infer_top_k_v2});
+  t.push_back({.type = "top_k_grad", .family = "index", .inputs = {{"X"}, {"Indices"}, {"K", true}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .attrs = topk_v1_attrs, .attrs_struct = "TopKV2Attrs",
+               .infer_shape = shape_rules::grads_like_inputs});
 
   const auto argsort_attrs = kernel_attrs<kernels::ArgsortAttrs>();
   t.push_back({.type = "argsort", .family = "index", .inputs = {{"X"}}, .outputs = {{"Out"}, {"Indices"}},

@@ -1,4 +1,4 @@
-// compiler/ops/reshape.cc - flatten_contiguous_range, squeeze2, unsqueeze2 and their grads.
+// compiler/ops/reshape.cc - flatten_contiguous_range, flatten2 (Fluid 1.x), squeeze2, unsqueeze2 and their grads.
 #include "compiler/ir/attrs.h"
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
@@ -10,6 +10,8 @@ namespace fluidc::ops {
 namespace {
 
 void infer_flatten(ShapeCtx& c) { infer_out_by_rule<kernels::FlattenAttrs>(c, shapes::flatten_shape); }
+
+void infer_flatten2(ShapeCtx& c) { infer_out_by_rule<kernels::Flatten2Attrs>(c, shapes::flatten2_shape); }
 
 void infer_squeeze2(ShapeCtx& c) {
   infer_out_by_rule<kernels::Squeeze2Attrs>(c, [](const rt::Shape& x, const kernels::Squeeze2Attrs& a, rt::Shape& o) {
@@ -50,6 +52,8 @@ void add_reshape_like(std::vector<OpDef>& t, const std::string& type, std::vecto
 void add_reshape_ops(std::vector<OpDef>& t) {
   add_reshape_like(t, "flatten_contiguous_range", {{"X"}}, kernel_attrs<kernels::FlattenAttrs>(), "FlattenAttrs",
                    infer_flatten);
+  // fluid.layers.flatten of Fluid 1.x: always 2-D.
+  add_reshape_like(t, "flatten2", {{"X"}}, kernel_attrs<kernels::Flatten2Attrs>(), "Flatten2Attrs", infer_flatten2);
   add_reshape_like(t, "squeeze2", {{"X"}}, kernel_attrs<kernels::Squeeze2Attrs>(), "Squeeze2Attrs", infer_squeeze2);
   // AxesTensor / AxesTensorList: the axes computed at run time (kernels/reshape.h).
   add_reshape_like(t, "unsqueeze2", {{"X"}, {"AxesTensor", true}, {"AxesTensorList", true, true}},

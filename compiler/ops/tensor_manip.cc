@@ -1,4 +1,4 @@
-// compiler/ops/tensor_manip.cc - reshape2, slice, concat and their grads: data movement ops.
+// compiler/ops/tensor_manip.cc - reshape2, reshape (Fluid 1.x), slice, concat and their grads: data movement ops.
 #include <fmt/format.h>
 
 #include "compiler/ir/attrs.h"
@@ -113,6 +113,17 @@ void add_tensor_manip_ops(std::vector<OpDef>& t) {
                .attrs_struct = "Reshape2Attrs", .grad = "reshape2_grad", .infer_shape = infer_reshape2});
   t.push_back({.type = "reshape2_grad", .family = "tensor_manip", .inputs = {{"XShape"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grad_from_xshape});
+  // Fluid 1.x's reshape: no XShape; its gradient reads X (Paddle's default grad maker also passes
+  // Shape, ShapeTensor and Out on, unused).
+  const std::vector<SlotDef> reshape_in = {{"X"}, {"Shape", true}, {"ShapeTensor", true, true}};
+  std::vector<SlotDef> reshape_grad_in = reshape_in;
+  reshape_grad_in.push_back({"Out", true});
+  reshape_grad_in.push_back({"Out@GRAD"});
+  t.push_back({.type = "reshape", .family = "tensor_manip", .inputs = reshape_in, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<kernels::Reshape2Attrs>(), .attrs_struct = "Reshape2Attrs", .grad = "reshape_grad",
+               .infer_shape = infer_reshape2});
+  t.push_back({.type = "reshape_grad", .family = "tensor_manip", .inputs = reshape_grad_in,
+               .outputs = {{"X@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
   const std::vector<AttrDef> slice_attrs = kernel_attrs<kernels::SliceAttrs>();
   const std::vector<SlotDef> bounds = {{"StartsTensor", true}, {"EndsTensor", true},
                                        {"StartsTensorList", true, true}, {"EndsTensorList", true, true}};

@@ -1,4 +1,4 @@
-// compiler/ops/tensor_manip_more.cc - split, stack, unstack, expand_v2, expand_as_v2, tile, shape, size, fill_constant_batch_size_like.
+// compiler/ops/tensor_manip_more.cc - split, stack, unstack, expand_v2, expand (Fluid 1.x), expand_as_v2, tile, shape, size, fill_constant_batch_size_like.
 #include <fmt/format.h>
 
 #include "compiler/ir/attrs.h"
@@ -206,6 +206,25 @@ void infer_tile(ShapeCtx& c) {
   c.set_output("Out", t);
 }
 
+// Fluid 1.x's expand: tile's rule with one count per dim of X.
+void infer_expand(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  rt::Shape xs, os;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  if (c.has_input("ExpandTimes") || c.has_input("expand_times_tensor")) {
+    c.set_output("Out", unknown_dims(x, xs.rank));
+    return;
+  }
+  if (std::string e = shapes::expand_v1_shape(xs, parse_attrs<kernels::ExpandAttrs>(c.op()).expand_times, os);
+      !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType t = x;
+  t.dims = shape_rules::from_shape(os);
+  c.set_output("Out", t);
+}
+
 void infer_shape_op(ShapeCtx& c) {
   const TensorType& in = c.input("Input");
   if (!in.known) return;
@@ -327,6 +346,15 @@ void add_tensor_manip_more_ops(std::vector<OpDef>& t) {
                .infer_shape = infer_tile});
   t.push_back({.type = "tile_grad", .family = f, .inputs = tile_grad_in, .outputs = {{"X@GRAD", true}},
                .attrs = kernel_attrs<TileAttrs>(), .attrs_struct = "TileAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
+  const std::vector<SlotDef> expand_v1_in = {{"X"}, {"ExpandTimes", true}, {"expand_times_tensor", true, true}};
+  std::vector<SlotDef> expand_v1_grad_in = expand_v1_in;
+  expand_v1_grad_in.push_back({"Out@GRAD"});
+  t.push_back({.type = "expand", .family = f, .inputs = expand_v1_in, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<kernels::ExpandAttrs>(), .attrs_struct = "ExpandAttrs", .grad = "expand_grad",
+               .infer_shape = infer_expand});
+  t.push_back({.type = "expand_grad", .family = f, .inputs = expand_v1_grad_in, .outputs = {{"X@GRAD", true}},
+               .attrs = kernel_attrs<kernels::ExpandAttrs>(), .attrs_struct = "ExpandAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
   // shape and size read only the dims: Input may be of any dtype.
   t.push_back({.type = "shape", .family = f, .inputs = {{"Input"}}, .outputs = {{"Out"}},

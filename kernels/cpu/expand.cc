@@ -1,4 +1,4 @@
-// kernels/cpu/expand.cc - expand_v2, expand_as_v2, tile and grads: one tiling walk of block copies / contiguous sums.
+// kernels/cpu/expand.cc - expand_v2, expand_as_v2, tile, Fluid 1.x's expand and grads: one tiling walk of block copies / contiguous sums.
 #include <cstring>
 
 #include "kernels/cpu/attr_tensors.h"
@@ -173,6 +173,21 @@ void tile(const Tensor& x, const Tensor* repeat_times, const Tensor* const* repe
 void tile_grad(const Tensor& x, const Tensor*, const Tensor* const*, int, const Tensor& out_grad, Tensor* x_grad,
                const TileAttrs&) {
   tile_backward("tile_grad", x, out_grad, x_grad);
+}
+
+void expand(const Tensor& x, const Tensor* expand_times, const Tensor* const* times_list, int num_times_list, Tensor& out,
+            const ExpandAttrs& a) {
+  const char* op = "expand";
+  require_init(op, "X", x);
+  Shape os;
+  with_values(op, "ExpandTimes", expand_times, "expand_times_tensor", times_list, num_times_list, a.expand_times,
+              [&](const auto& v) { require_rule(op, shapes::expand_v1_shape(x.shape(), v, os)); });
+  tile_forward(op, x, os, out);
+}
+
+void expand_grad(const Tensor& x, const Tensor*, const Tensor* const*, int, const Tensor& out_grad, Tensor* x_grad,
+                 const ExpandAttrs&) {
+  tile_backward("expand_grad", x, out_grad, x_grad);
 }
 
 }  // namespace fluidc::kernels

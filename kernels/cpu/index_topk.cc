@@ -1,4 +1,4 @@
-// kernels/cpu/index_topk.cc - arg_max/arg_min, top_k_v2 (+grad), accuracy and one_hot_v2: picking positions by value.
+// kernels/cpu/index_topk.cc - arg_max/arg_min, top_k_v2 and top_k (+grad), accuracy and one_hot_v2: picking positions by value.
 #include <algorithm>
 #include <cmath>
 
@@ -200,6 +200,17 @@ void one_hot_v2(const Tensor& x, const Tensor* depth_tensor, Tensor& out, const 
     }
   });
   buf.finish();
+}
+
+// Fluid 1.x's top_k is top_k_v2 with its defaults (TopKV2Attrs: the last
+// axis, largest first, sorted); errors name top_k_v2's checks.
+void top_k(const Tensor& x, const Tensor* k, Tensor& out, Tensor& indices, const TopKV2Attrs& a) {
+  top_k_v2(x, k, out, indices, a);
+}
+
+void top_k_grad(const Tensor& x, const Tensor& indices, const Tensor* k, const Tensor& out_grad, Tensor* x_grad,
+                const TopKV2Attrs& a) {
+  top_k_v2_grad(x, indices, k, out_grad, x_grad, a);
 }
 
 }  // namespace fluidc::kernels

@@ -1,4 +1,4 @@
-// kernels/cpu/reshape.cc - flatten_contiguous_range, squeeze2, unsqueeze2: a byte copy under the rule's shape.
+// kernels/cpu/reshape.cc - flatten_contiguous_range, flatten2, squeeze2, unsqueeze2: a byte copy under the rule's shape.
 #include "kernels/reshape.h"
 
 #include "kernels/cpu/attr_tensors.h"
@@ -14,6 +14,17 @@ void flatten_contiguous_range(const Tensor& x, Tensor& out, Tensor* x_shape, con
   Shape s;
   require_rule("flatten_contiguous_range", shapes::flatten_shape(x.shape(), a, s));
   copy_reshaped(x, s, out, x_shape);
+}
+
+void flatten2(const Tensor& x, Tensor& out, Tensor* x_shape, const Flatten2Attrs& a) {
+  require_init("flatten2", "X", x);
+  Shape s;
+  require_rule("flatten2", shapes::flatten2_shape(x.shape(), a, s));
+  copy_reshaped(x, s, out, x_shape);
+}
+
+void flatten2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_grad) {
+  reshape2_grad(x_shape, out_grad, x_grad);
 }
 
 void squeeze2(const Tensor& x, Tensor& out, Tensor* x_shape, const Squeeze2Attrs& a) {

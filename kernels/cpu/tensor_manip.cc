@@ -1,4 +1,4 @@
-// kernels/cpu/tensor_manip.cc - reshape2, slice, concat and grads as strided byte copies (any dtype).
+// kernels/cpu/tensor_manip.cc - reshape2, reshape, slice, concat and grads as strided byte copies (any dtype).
 #include "kernels/tensor_manip.h"
 
 #include <fmt/format.h>
@@ -104,19 +104,42 @@ Shape decreased(const Shape& s, const std::vector<int>& decrease_axis) {
 
 }  // namespace
 
-void reshape2(const Tensor& x, const Tensor* shape, const Tensor* const* shape_tensor, int num_shape_tensor,
-              Tensor& out, Tensor* x_shape, const Reshape2Attrs& a) {
-  require_init("reshape2", "X", x);
-  // Paddle's precedence: ShapeTensor, then Shape, then the attribute.
+namespace {
+
+// reshape2 and Fluid 1.x's reshape, with Paddle's precedence: ShapeTensor, then Shape, then the attribute.
+void reshape_to(const char* op, const Tensor& x, const Tensor* shape, const Tensor* const* shape_tensor,
+                int num_shape_tensor, Tensor& out, Tensor* x_shape, const Reshape2Attrs& a) {
+  require_init(op, "X", x);
   Shape s;
   if (num_shape_tensor > 0)
-    require_rule("reshape2", shapes::reshape2_shape(
-                          x.shape(), int_list_values("reshape2", "ShapeTensor", shape_tensor, num_shape_tensor), s));
+    require_rule(op, shapes::reshape2_shape(x.shape(), int_list_values(op, "ShapeTensor", shape_tensor, num_shape_tensor), s));
   else if (shape)
-    require_rule("reshape2", shapes::reshape2_shape(x.shape(), int_values("reshape2", "Shape", *shape), s));
+    require_rule(op, shapes::reshape2_shape(x.shape(), int_values(op, "Shape", *shape), s));
   else
-    require_rule("reshape2", shapes::reshape2_shape(x.shape(), a, s));
+    require_rule(op, shapes::reshape2_shape(x.shape(), a, s));
   copy_reshaped(x, s, out, x_shape);
+}
+
+}  // namespace
+
+void reshape2(const Tensor& x, const Tensor* shape, const Tensor* const* shape_tensor, int num_shape_tensor,
+              Tensor& out, Tensor* x_shape, const Reshape2Attrs& a) {
+  reshape_to("reshape2", x, shape, shape_tensor, num_shape_tensor, out, x_shape, a);
+}
+
+void reshape(const Tensor& x, const Tensor* shape, const Tensor* const* shape_tensor, int num_shape_tensor, Tensor& out,
+             const Reshape2Attrs& a) {
+  reshape_to("reshape", x, shape, shape_tensor, num_shape_tensor, out, nullptr, a);
+}
+
+void reshape_grad(const Tensor& x, const Tensor*, const Tensor* const*, int, const Tensor*, const Tensor& out_grad,
+                  Tensor* x_grad) {
+  if (!x_grad) return;
+  require_init("reshape_grad", "X", x);
+  require_init("reshape_grad", "Out@GRAD", out_grad);
+  if (x.numel() != out_grad.numel())
+    rt::fail(fmt::format("reshape_grad: Out@GRAD {} does not fit X {}", out_grad.shape().str(), x.shape().str()));
+  copy_reshaped(out_grad, x.shape(), *x_grad, nullptr);
 }
 
 void reshape2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_grad) {

@@ -64,12 +64,10 @@ void canonical_perm(const TransposeAttrs& a, int rank, int* perm) {
   for (int k = 0; k < rank; ++k) perm[k] = a.axis[k] < 0 ? a.axis[k] + rank : a.axis[k];
 }
 
-}  // namespace
-
-void transpose2(const Tensor& x, Tensor& out, Tensor* x_shape, const TransposeAttrs& a) {
-  require_init("transpose2", "X", x);
+void transpose_forward(const char* op, const Tensor& x, Tensor& out, Tensor* x_shape, const TransposeAttrs& a) {
+  require_init(op, "X", x);
   Shape s;
-  require_rule("transpose2", shapes::transpose_shape(x.shape(), a, s));
+  require_rule(op, shapes::transpose_shape(x.shape(), a, s));
   record_xshape(x, x_shape);
   int perm[Shape::kMaxRank];
   canonical_perm(a, x.rank(), perm);
@@ -78,11 +76,13 @@ void transpose2(const Tensor& x, Tensor& out, Tensor* x_shape, const TransposeAt
   buf.finish();
 }
 
-void transpose2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_grad, const TransposeAttrs& a) {
+// X@GRAD of X's dims `x_dims` (from XShape or from X itself).
+void transpose_backward(const char* op, const Shape& x_dims, const Tensor& out_grad, Tensor* x_grad,
+                        const TransposeAttrs& a) {
   if (!x_grad) return;
-  require_init("transpose2_grad", "Out@GRAD", out_grad);
+  require_init(op, "Out@GRAD", out_grad);
   Shape check;
-  require_rule("transpose2_grad", shapes::transpose_shape(out_grad.shape(), a, check));
+  require_rule(op, shapes::transpose_shape(out_grad.shape(), a, check));
   // Out's dim k is X's dim perm[k], so X@GRAD's dim perm[k] is Out@GRAD's dim k.
   int perm[Shape::kMaxRank], inverse[Shape::kMaxRank];
   canonical_perm(a, out_grad.rank(), perm);
@@ -92,14 +92,31 @@ void transpose2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_gr
     inverse[perm[k]] = k;
     s.d[perm[k]] = out_grad.dim(k);
   }
-  bool fits = x_shape.rank() == s.rank + 1;
-  for (int k = 0; fits && k < s.rank; ++k) fits = x_shape.dim(k + 1) == s.d[k];
-  if (!fits)
-    rt::fail(fmt::format("transpose2_grad: Out@GRAD {} does not fit XShape {}", out_grad.shape().str(),
-                         x_shape.shape().str()));
+  if (s != x_dims)
+    rt::fail(fmt::format("{}: Out@GRAD {} does not fit X {}", op, out_grad.shape().str(), x_dims.str()));
   OutBuf buf(x_grad, Slot::kOut0, x_grad == &out_grad);
   permute(out_grad, inverse, s, buf.get());
   buf.finish();
+}
+
+}  // namespace
+
+void transpose2(const Tensor& x, Tensor& out, Tensor* x_shape, const TransposeAttrs& a) {
+  transpose_forward("transpose2", x, out, x_shape, a);
+}
+
+void transpose2_grad(const Tensor& x_shape, const Tensor& out_grad, Tensor* x_grad, const TransposeAttrs& a) {
+  if (x_shape.rank() < 1) rt::fail("transpose2_grad: XShape must have rank >= 1");
+  Shape x_dims;
+  x_dims.rank = x_shape.rank() - 1;
+  for (int k = 0; k < x_dims.rank; ++k) x_dims.d[k] = x_shape.dim(k + 1);
+  transpose_backward("transpose2_grad", x_dims, out_grad, x_grad, a);
+}
+
+void transpose(const Tensor& x, Tensor& out, const TransposeAttrs& a) { transpose_forward("transpose", x, out, nullptr, a); }
+
+void transpose_grad(const Tensor& x, const Tensor*, const Tensor& out_grad, Tensor* x_grad, const TransposeAttrs& a) {
+  transpose_backward("transpose_grad", x.shape(), out_grad, x_grad, a);
 }
 
 }  // namespace fluidc::kernels

@@ -50,6 +50,14 @@ std::string tile_shape(const Shape& x, const std::vector<Int>& reps, Shape& out)
   return {};
 }
 
+/// expand (Fluid 1.x): tile_shape with exactly one count per dim of X.
+template <class Int>
+std::string expand_v1_shape(const Shape& x, const std::vector<Int>& times, Shape& out) {
+  if (static_cast<int>(times.size()) != x.rank)
+    return fmt::format("expand_times has {} entries for a rank-{} X (one per dim)", times.size(), x.rank);
+  return tile_shape(x, times, out);
+}
+
 /// fill_constant_batch_size_like's Out: `shape` with dim output_dim_idx
 /// replaced by Input's dim input_dim_idx.
 template <class Int>

@@ -1,4 +1,4 @@
-// kernels/shapes/reshape.h - the shape rules of flatten_contiguous_range, squeeze2 and unsqueeze2.
+// kernels/shapes/reshape.h - the shape rules of flatten_contiguous_range, flatten2, squeeze2 and unsqueeze2.
 #pragma once
 
 #include <vector>
@@ -25,6 +25,14 @@ inline std::string flatten_shape(const Shape& x, const kernels::FlattenAttrs& a,
   for (int i = 0; i < start; ++i) out.d[out.rank++] = x.d[i];
   out.d[out.rank++] = numel_of(x, start, stop + 1);
   for (int i = stop + 1; i < x.rank; ++i) out.d[out.rank++] = x.d[i];
+  return {};
+}
+
+/// flatten2 (Fluid 1.x): [prod(dims before axis), prod(dims from axis)]
+/// (unknown when any of them is); axis 0 gives [1, numel].
+inline std::string flatten2_shape(const Shape& x, const kernels::Flatten2Attrs& a, Shape& out) {
+  if (a.axis < 0 || a.axis > x.rank) return fmt::format("axis {} is out of range [0, {}]", a.axis, x.rank);
+  out = Shape{numel_of(x, 0, a.axis), numel_of(x, a.axis, x.rank)};
   return {};
 }
 
