@@ -85,6 +85,26 @@ struct SoftplusAttrs {
   }
 };
 
+/// Attributes of `stanh`: Out = scale_b * tanh(scale_a * X) (Paddle's defaults).
+struct StanhAttrs {
+  float scale_a = 0.67f;
+  float scale_b = 1.7159f;
+  template <class F>
+  static void fields(F&& f) {
+    f("scale_a", &StanhAttrs::scale_a);
+    f("scale_b", &StanhAttrs::scale_b);
+  }
+};
+
+/// Attributes of `soft_relu`: Out = log(1 + exp(X clipped to [-threshold, threshold])).
+struct SoftReluAttrs {
+  float threshold = 40.0f;
+  template <class F>
+  static void fields(F&& f) {
+    f("threshold", &SoftReluAttrs::threshold);
+  }
+};
+
 /// Attributes of `mish`: Out = X * tanh(sp), sp = X > threshold ? X : log(1 + exp(X)).
 struct MishAttrs {
   float threshold = 20.0f;
@@ -152,6 +172,11 @@ void elu_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor
 
 void softplus(const Tensor& x, Tensor& out, const SoftplusAttrs& a);
 void softplus_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const SoftplusAttrs& a);
+void stanh(const Tensor& x, Tensor& out, const StanhAttrs& a);
+void stanh_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const StanhAttrs& a);
+void soft_relu(const Tensor& x, Tensor& out, const SoftReluAttrs& a);
+/// Paddle's rule, from Out: X@GRAD = Out@GRAD * (1 - exp(-Out)) where -threshold < Out < threshold, else 0.
+void soft_relu_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const SoftReluAttrs& a);
 
 void mish(const Tensor& x, Tensor& out, const MishAttrs& a);
 void mish_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const MishAttrs& a);

@@ -244,6 +244,18 @@ struct Softplus {
     return xb > static_cast<T>(a.threshold) ? v : soft;
   }
 };
+struct Stanh {
+  template <class T> static T f(T v, const StanhAttrs& a) {
+    return static_cast<T>(a.scale_b) * tanh_t(static_cast<T>(a.scale_a) * v);
+  }
+};
+struct SoftRelu {
+  template <class T> static T f(T v, const SoftReluAttrs& a) {
+    const T t = static_cast<T>(a.threshold);
+    const T c = v < -t ? -t : (v > t ? t : v);
+    return log_t(T(1) + exp_t(c));
+  }
+};
 struct Mish {
   /// Paddle's threshold: above it softplus(X) is taken as X.
   template <class T> [[gnu::always_inline]] static T sp(T v, const MishAttrs& a) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Per-op Paddle references for Fluid 1.x spellings of ops that have a v2 (see tools/op_caselib.py):
-reshape, transpose, flatten2, expand, top_k, as Fluid 1.x programs hold them (fluid.layers wrote them
-before the v2 ops existed; Paddle 2.6.2 still registers and runs them). Each op is appended directly,
-with Paddle's backward through it.
+"""Per-op Paddle references for ops of Fluid 1.x programs (see tools/op_caselib.py): the 1.x spellings
+of ops that have a v2 (reshape, transpose, flatten2, expand, top_k), which fluid.layers wrote before the
+v2 ops existed, and the 1.x activations stanh and soft_relu. Paddle 2.6.2 still registers and runs them.
+Each op is appended directly, with Paddle's backward through it.
   python3 tools/op_cases_legacy_v1.py   # rewrites test/fixtures/op_cases/legacy_v1/
 """
 import op_caselib as oc  # noqa: E402  (imports fixturelib: threads/env before paddle)
@@ -89,6 +89,18 @@ def main():
         k = paddle.full([1], 4, "int32")
         out, idx = raw("top_k", {"X": x, "K": k}, {"k": 1}, outputs=("Out", "Indices"), dtypes=["float32", "int64"])
         p.case("top_k_tensor", run_time_shape(out, idx))
+    with oc.program(FAMILY) as p:  # Paddle's default scales, then others
+        x = p.input("x", [4, 5], low=-3, high=3)
+        p.case("stanh_default", [raw("stanh", {"X": x}, {})])
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [4, 5], low=-3, high=3)
+        p.case("stanh_scales", [raw("stanh", {"X": x}, {"scale_a": 1.5, "scale_b": 0.5})])
+    with oc.program(FAMILY) as p:  # values on both sides of +-threshold: clipped there, zero gradient
+        x = p.input("x", [3, 6], low=-4, high=4)
+        p.case("soft_relu_threshold", [raw("soft_relu", {"X": x}, {"threshold": 2.0})])
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [3, 6], low=-4, high=4)
+        p.case("soft_relu_default", [raw("soft_relu", {"X": x}, {})])
     oc.finish()
 
 

@@ -65,6 +65,8 @@ void add_activation_more_ops(std::vector<OpDef>& t) {
   add_unary<k::EluAttrs>(t, "elu", "Elu", G::kXOut, "EluAttrs", elu_epilogue);
   add_unary<k::SoftplusAttrs>(t, "softplus", "Softplus", G::kX, "SoftplusAttrs");
   add_unary<k::MishAttrs>(t, "mish", "Mish", G::kX, "MishAttrs");
+  add_unary<k::StanhAttrs>(t, "stanh", "Stanh", G::kX, "StanhAttrs");
+  add_unary<k::SoftReluAttrs>(t, "soft_relu", "SoftRelu", G::kOut, "SoftReluAttrs");
   add_unary(t, "exp", "Exp", G::kOut);
   add_unary(t, "log", "Log", G::kX);
   add_unary(t, "rsqrt", "Rsqrt", G::kOut);

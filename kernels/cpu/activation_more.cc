@@ -114,6 +114,30 @@ void softplus_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, cons
   });
 }
 
+void stanh(const Tensor& x, Tensor& out, const StanhAttrs& a) {
+  unary("stanh", x, out, kFloat, [&](auto v) { return pw::Stanh::f(v, a); });
+}
+void stanh_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const StanhAttrs& a) {
+  unary_grad("stanh_grad", "X", x, out_grad, x_grad, kFloat, [&](auto xv, auto d) {
+    using T = decltype(xv);
+    const T sa = static_cast<T>(a.scale_a);
+    const T t = pw::tanh_t(sa * xv);
+    return d * (static_cast<T>(a.scale_b) * sa * (T(1) - t * t));
+  });
+}
+
+void soft_relu(const Tensor& x, Tensor& out, const SoftReluAttrs& a) {
+  unary("soft_relu", x, out, kFloat, [&](auto v) { return pw::SoftRelu::f(v, a); });
+}
+void soft_relu_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad, const SoftReluAttrs& a) {
+  unary_grad("soft_relu_grad", "Out", out, out_grad, x_grad, kFloat, [&](auto o, auto d) {
+    using T = decltype(o);
+    const T t = static_cast<T>(a.threshold);
+    const T g = d * (T(1) - pw::exp_t(-o));
+    return ((o > -t) & (o < t)) ? g : T(0);
+  });
+}
+
 void mish(const Tensor& x, Tensor& out, const MishAttrs& a) {
   unary("mish", x, out, kFloat, [&](auto v) { return pw::Mish::f(v, a); });
 }

@@ -48,6 +48,13 @@ TEST_CASE("parameterised activations: values", "[activation]") {
   el.alpha = 0.5f;
   check_values("elu", [&](const Tensor& x, Tensor& o) { k::elu(x, o, el); },
                [](double v) { return v > 0 ? v : 0.5 * (std::exp(v) - 1); }, {-3, -0.5, 0, 2});
+  k::StanhAttrs st;
+  check_values("stanh", [&](const Tensor& x, Tensor& o) { k::stanh(x, o, st); },
+               [](double v) { return double(1.7159f) * std::tanh(double(0.67f) * v); }, {-4, -1, 0, 0.5, 3});
+  k::SoftReluAttrs sr;
+  sr.threshold = 2.0f;
+  check_values("soft_relu", [&](const Tensor& x, Tensor& o) { k::soft_relu(x, o, sr); },
+               [](double v) { return std::log1p(std::exp(std::min(std::max(v, -2.0), 2.0))); }, {-5, -2, 0, 1.5, 3});
   k::SoftplusAttrs sp;
   sp.beta = 2;
   sp.threshold = 3;
@@ -217,6 +224,17 @@ TEST_CASE("activation_more grads match finite differences", "[activation][grad][
   grad("elu", [&](const Tensor& x, Tensor& o) { k::elu(x, o, el); },
        [&](const Tensor& x, const Tensor& o, const Tensor& d, Tensor* dx) { k::elu_grad(x, o, d, dx, el); }, -3, 2,
        {0});
+  k::StanhAttrs st;
+  st.scale_a = 1.5f;
+  grad("stanh", [&](const Tensor& x, Tensor& o) { k::stanh(x, o, st); },
+       [&](const Tensor& x, const Tensor&, const Tensor& d, Tensor* dx) { k::stanh_grad(x, d, dx, st); }, -3, 3);
+  // soft_relu's gradient follows Paddle's rule, which reads Out and is zero once Out reaches the
+  // threshold (not the true derivative there); the range keeps X and Out inside (-2, 2).
+  k::SoftReluAttrs sr;
+  sr.threshold = 2.0f;
+  grad("soft_relu", [&](const Tensor& x, Tensor& o) { k::soft_relu(x, o, sr); },
+       [&](const Tensor&, const Tensor& o, const Tensor& d, Tensor* dx) { k::soft_relu_grad(o, d, dx, sr); }, -0.9,
+       0.9);
   k::SoftplusAttrs sp;
   sp.beta = 2;
   sp.threshold = 3;  // switches to the identity at X = 1.5

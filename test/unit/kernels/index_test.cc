@@ -312,6 +312,13 @@ TEST_CASE("index family gradients match finite differences", "[index][gradcheck]
                            kernels::top_k_v2_grad(x, ind, nullptr, d, g[0], a);
                          },
                          opt);
+      kernels::TopKV2Attrs v1;  // Fluid 1.x's top_k: only k; the last axis, largest first
+      v1.k = 2;
+      CHECK_GRADCHECK_OP("top_k", {&x}, [&](Tensor& o) { kernels::top_k(x, nullptr, o, ind, v1); },
+                         [&](const Tensor& d, std::vector<Tensor*>& g) {
+                           kernels::top_k_grad(x, ind, nullptr, d, g[0], v1);
+                         },
+                         opt);
     }
     {
       Tensor c = make<bool>(Shape{2, 3}, {true, false, true, false, false, true});

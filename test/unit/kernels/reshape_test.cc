@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "kernels/reshape.h"
+#include "kernels/tensor_manip.h"
 #include "kernels/shapes/reshape.h"
 #include "kernels/transpose.h"
 #include "runtime/error.h"
@@ -106,5 +107,37 @@ TEST_CASE("reshape-like and transpose gradients pass finite differences", "[resh
                          kernels::transpose2_grad(xshape, dout, g[0], ta);
                        },
                        opt);
+    // Fluid 1.x's spellings: flatten2 (2-D), reshape and transpose (no XShape; their gradients read X).
+    kernels::Flatten2Attrs f2;
+    f2.axis = 2;
+    CHECK_GRADCHECK_OP("flatten2", {&x}, [&](Tensor& out) { kernels::flatten2(x, out, &xshape, f2); },
+                       back(kernels::flatten2_grad), opt);
+    kernels::Reshape2Attrs ra;
+    ra.shape = {3, -1};
+    CHECK_GRADCHECK_OP("reshape", {&x}, [&](Tensor& out) { kernels::reshape(x, nullptr, nullptr, 0, out, ra); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         kernels::reshape_grad(x, nullptr, nullptr, 0, nullptr, dout, g[0]);
+                       },
+                       opt);
+    CHECK_GRADCHECK_OP("transpose", {&x}, [&](Tensor& out) { kernels::transpose(x, out, ta); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         kernels::transpose_grad(x, nullptr, dout, g[0], ta);
+                       },
+                       opt);
   }
+}
+
+TEST_CASE("Fluid 1.x's flatten2 and expand check their attributes", "[reshape]") {
+  Tensor x, out;
+  x.resize(Shape{2, 3, 4}, DType::kFP32);
+  kernels::Flatten2Attrs f2;
+  f2.axis = 0;
+  kernels::flatten2(x, out, nullptr, f2);
+  CHECK(out.shape() == Shape{1, 24});
+  f2.axis = 4;
+  CHECK_THROWS_WITH(kernels::flatten2(x, out, nullptr, f2), Catch::Contains("axis 4 is out of range [0, 3]"));
+  kernels::ExpandAttrs ea;
+  ea.expand_times = {2, 1};
+  CHECK_THROWS_WITH(kernels::expand(x, nullptr, nullptr, 0, out, ea),
+                    Catch::Contains("expand_times has 2 entries for a rank-3 X"));
 }

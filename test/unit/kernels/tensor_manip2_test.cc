@@ -249,5 +249,12 @@ TEST_CASE("finite differences agree with the split/stack/unstack/expand/tile gra
                          kernels::tile_grad(small, nullptr, nullptr, 0, dout, g[0], ta);
                        },
                        opt);
+    kernels::ExpandAttrs v1;  // Fluid 1.x's expand: one count per dim of X
+    v1.expand_times = {2, 3, 1};
+    CHECK_GRADCHECK_OP("expand", {&small}, [&](Tensor& out) { kernels::expand(small, nullptr, nullptr, 0, out, v1); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                         kernels::expand_grad(small, nullptr, nullptr, 0, dout, g[0], v1);
+                       },
+                       opt);
   }
 }
