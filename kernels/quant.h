@@ -22,13 +22,16 @@ using fluidc::rt::Tensor;
 /// quantize_linear and dequantize_linear (the pair Paddle >= 2.3 saves).
 /// quant_axis < 0: one scale (Scale[0]); 0 or 1: Scale holds one per
 /// channel of X along that axis. round_type defaults to 0 here (the op's
-/// declared default), unlike the fake_* ops. only_observer: Y = X.
-/// moving_rate is not declared by Paddle 2.6.2; its training kernel uses 0.9.
+/// declared default), unlike the fake_* ops. is_test defaults to true
+/// (Paddle 2.6.2's registered default, though its comment says false):
+/// QuantizationTransformPassV2 saves the ops without it, and Paddle runs
+/// them in the inference form. only_observer: Y = X. moving_rate is not
+/// declared by Paddle 2.6.2 (the pass writes it); 0.9 as its kernel uses.
 struct QuantLinearAttrs {
   int quant_axis = 0;
   int bit_length = 8;
   int round_type = 0;
-  bool is_test = false;
+  bool is_test = true;
   bool only_observer = false;
   float moving_rate = 0.9f;
   template <class F>
