@@ -89,8 +89,9 @@ struct FakeQuantMovingAttrs {
   }
 };
 
-/// fake_quantize_range_abs_max: is_test only (the scale is InScale); the
-/// training form (a window of past scales) is rejected at run time.
+/// fake_quantize_range_abs_max: at is_test the scale is InScale; in
+/// training, the maximum over a window of past max|X| values kept in
+/// OutScales (indexed by Iter, which the op does not advance).
 struct FakeQuantRangeAttrs {
   int window_size = 10000;
   int bit_length = 8;

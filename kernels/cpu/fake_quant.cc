@@ -108,19 +108,51 @@ void fake_quantize_dequantize_moving_average_abs_max(const Tensor& x, const Tens
             out_state, out_accum, a, true);
 }
 
+namespace {
+
+// Training form of fake_quantize_range_abs_max (Paddle's FindRangeAbsMax):
+// OutScales is a ring of the last window_size scales, Iter the step. The
+// step's max|X| replaces slot Iter % window; the scale is the larger of
+// InScale and it, except that when the replaced value was InScale's (the
+// window's maximum left), the maximum is taken again over the filled slots.
+float range_scale(const char* op, const Tensor& x, const Tensor& in_scale, const Tensor* iter, Tensor* ring,
+                  int window) {
+  if (window < 1) rt::fail(fmt::format("{}: window_size {} must be positive", op, window));
+  if (!iter) rt::fail(fmt::format("{}: training (is_test false) needs input Iter", op));
+  require_init(op, "Iter", *iter);
+  if (iter->dtype() != DType::kInt64 || iter->numel() < 1) rt::fail(fmt::format("{}: Iter must be one int64", op));
+  if (!ring || !ring->initialized() || ring->dtype() != DType::kFP32 || ring->numel() != window)
+    rt::fail(fmt::format("{}: training needs output OutScales holding the window of past scales "
+                         "(window_size {} float32 values, kept between runs)",
+                         op, window));
+  const int64_t it = iter->data<int64_t>()[0];
+  if (it < 0) rt::fail(fmt::format("{}: Iter {} is negative", op, it));
+  float* r = ring->data<float>();
+  const float cur = quant::abs_max(x.data<float>(), x.numel());
+  const int64_t idx = it % window;
+  const float removed = r[idx];
+  r[idx] = cur;
+  float m = in_scale.data<float>()[0];
+  if (m < cur) {
+    m = cur;
+  } else if (std::fabs(removed - m) < 1e-6f) {
+    // Paddle scans min(Iter, window) slots; at Iter 0 that is none (it reads
+    // past the range), here the one just written.
+    m = quant::abs_max(r, std::max<int64_t>(1, std::min<int64_t>(it, window)));
+  }
+  return m;
+}
+
+}  // namespace
+
 void fake_quantize_range_abs_max(const Tensor& x, const Tensor& in_scale, const Tensor* iter, Tensor& out,
                                  Tensor& out_scale, Tensor* out_scales, const FakeQuantRangeAttrs& a) {
   constexpr const char* op = "fake_quantize_range_abs_max";
-  (void)iter, (void)out_scales;
   require_fp32(op, x);
-  if (!a.is_test)
-    rt::fail(fmt::format("{}: only the inference form (is_test true) is supported; training keeps a window of "
-                         "past scales that fluidc does not implement",
-                         op));
   const int bin = quant::bin_count(op, a.bit_length);
   quant::check_round_type(op, a.round_type);
   quant::require_scales(op, "InScale", in_scale, x, 1);
-  const float s = in_scale.data<float>()[0];
+  const float s = a.is_test ? in_scale.data<float>()[0] : range_scale(op, x, in_scale, iter, out_scales, a.window_size);
   out.resize(x.shape(), DType::kFP32);
   quant::apply_levels(x.data<float>(), &s, quant::whole(x), bin, a.round_type, false, out.data<float>());
   put_scalar(&out_scale, s);

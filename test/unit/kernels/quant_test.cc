@@ -75,7 +75,10 @@ TEST_CASE("quant kernels reject malformed programs with located messages", "[qua
   CHECK_THROWS_WITH(k::fake_quantize_abs_max(x, y, o, bits), Catch::Contains("bit_length 0 is not in [1, 16]"));
   k::FakeQuantRangeAttrs range;
   CHECK_THROWS_WITH(k::fake_quantize_range_abs_max(x, s1, nullptr, y, o, nullptr, range),
-                    Catch::Contains("only the inference form"));
+                    Catch::Contains("needs input Iter"));
+  Tensor it = i64(Shape{1}, {3}), ring;
+  CHECK_THROWS_WITH(k::fake_quantize_range_abs_max(x, s1, &it, y, o, &ring, range),
+                    Catch::Contains("needs output OutScales"));
   const Tensor* two[] = {&s3, &s1, &s1};
   CHECK_THROWS_WITH(k::fake_channel_wise_dequantize_max_abs(x, two, 3, y, k::FakeChannelDequantAttrs{}),
                     Catch::Contains("1 or 2 are allowed"));
@@ -123,4 +126,29 @@ TEST_CASE("straight-through gradients match finite differences of a 16-bit quant
   CHECK_GRADCHECK_OP("fake_channel_wise_quantize_dequantize_abs_max", {&xc}, [&](Tensor& out) {
     k::fake_channel_wise_quantize_dequantize_abs_max(xc, out, out_scale, channel);
   }, st);
+}
+
+TEST_CASE("fake_quantize_range_abs_max training: a window of past scales indexed by Iter", "[quant]") {
+  // Paddle 2.6.2 gave these for X = linspace(-1.5, 1.2, 12), window 4,
+  // InScale 3 and the ring [0.5, 3, 1, 0.2] bound to OutScales.
+  std::vector<float> xv(12);
+  for (int i = 0; i < 12; ++i) xv[i] = -1.5f + 2.7f * static_cast<float>(i) / 11.0f;
+  Tensor x = f32(Shape{3, 4}, xv), s = f32(Shape{1}, {3}), out, out_scale;
+  k::FakeQuantRangeAttrs a;
+  a.window_size = 4;
+  // Iter 5: slot 1 held InScale's 3 and now max|X| = 1.5: the window is scanned again.
+  Tensor it = i64(Shape{1}, {5}), ring = f32(Shape{4}, {0.5f, 3, 1, 0.2f});
+  k::fake_quantize_range_abs_max(x, s, &it, out, out_scale, &ring, a);
+  CHECK(values(out_scale) == std::vector<double>{1.5});
+  CHECK(values(ring) == std::vector<double>{0.5, 1.5, 1, static_cast<float>(0.2)});
+  std::vector<double> levels = values(out);
+  CHECK(std::vector<double>(levels.begin(), levels.begin() + 3) == std::vector<double>{-127, -106, -85});
+  // Iter 6: slot 2 is replaced, InScale 3 stays the larger.
+  it = i64(Shape{1}, {6});
+  ring = f32(Shape{4}, {0.5f, 3, 1, 0.2f});
+  k::fake_quantize_range_abs_max(x, s, &it, out, out_scale, &ring, a);
+  CHECK(values(out_scale) == std::vector<double>{3});
+  CHECK(values(ring) == std::vector<double>{0.5, 3, 1.5, static_cast<float>(0.2)});
+  levels = values(out);
+  CHECK(std::vector<double>(levels.begin(), levels.begin() + 3) == std::vector<double>{-64, -53, -43});
 }
