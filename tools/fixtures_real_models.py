@@ -58,8 +58,10 @@ def write_reference(data, dims, ref_dir, program_path):
     for v in desc.blocks[0].vars:
         if v.persistable and v.type.type == framework_pb2.VarType.LOD_TENSOR:
             td = v.type.lod_tensor.tensor
-            assert td.data_type == framework_pb2.VarType.FP32, v.name
-            scope.var(v.name).get_tensor().set(sw.synth(v.name, list(td.dims)), place)
+            # int8: quantized weights; int32/int64: zero points (tools/synth_weights.py).
+            dtype = {framework_pb2.VarType.FP32: "float32", framework_pb2.VarType.INT8: "int8",
+                     framework_pb2.VarType.INT32: "int32", framework_pb2.VarType.INT64: "int64"}[td.data_type]
+            scope.var(v.name).get_tensor().set(sw.synth(v.name, list(td.dims), dtype=dtype), place)
             n += 1
     x = sw.synth(feed, dims, input=True)
     exe = paddle.static.Executor(place)

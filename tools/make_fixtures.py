@@ -49,6 +49,7 @@ SCRIPTS = [
     "fixtures_yolov3.py",       # detect/yolov3: Darknet + FPN + yolo_box + multiclass_nms3, as PaddleDetection exports
     "fixtures_ssd.py",          # detect/ssd: prior_box + box_coder + multiclass_nms (Fluid's multi_box_head)
     "fixtures_bisenet.py",      # detect/bisenet: BiSeNet V1 segmenter, bilinear_interp_v2 + argmax (PaddleSeg)
+    "fixtures_quant_model.py",  # models/quant_convnet: conv net through QuantizationTransformPassV2 (quantize_linear)
 ]
 # Per-op references, one script per op family (tools/op_caselib.py): test/fixtures/op_cases/<family>/.
 SCRIPTS += sorted(p.name for p in TOOLS.glob("op_cases_*.py"))

@@ -22,11 +22,17 @@ def _splitmix64(x):
     return x ^ (x >> np.uint64(31))
 
 
-def synth(name, dims, input=False):
+def synth(name, dims, input=False, dtype="float32"):
+    """float32 by the formula of test/tools/synth_params.cc; int8 (quantized
+    weights) floor(255 u) - 127; int32/int64 (zero points) zeros."""
     n = int(np.prod(dims)) if len(dims) else 1
     with np.errstate(over="ignore"):
         idx = np.arange(n, dtype=np.uint64) + np.uint64(fnv1a64(name))
         u = (_splitmix64(idx) >> np.uint64(40)).astype(np.float64) / 16777216.0
+    if dtype == "int8":
+        return (np.floor(255.0 * u) - 127.0).astype(np.int8).reshape(dims)
+    if dtype in ("int32", "int64"):
+        return np.zeros(dims, dtype=dtype)
     if input:
         v = u
     elif len(dims) >= 2:

@@ -228,6 +228,21 @@ const Spec kSpecs[] = {
     {"box_coder", "box_coder", "PriorBox PriorBoxVar TargetBox", "OutputBox"},
     {"multiclass_nms3", "multiclass_nms3", "BBoxes Scores RoisNum", "Out Index NmsRoisNum"},
     {"matrix_nms", "matrix_nms", "BBoxes Scores", "Out Index RoisNum"},
+    // quantization (task quant: compiler/ops/quant.cc). Paddle 3's quantize_linear also carries qmin/qmax;
+    // fluidc's kernels take the level range from bit_length, which gives the same range at the defaults.
+    {"quantize_linear", "quantize_linear", "X Scale ZeroPoint InAccum InState", "Y OutState OutAccum OutScale"},
+    {"dequantize_linear", "dequantize_linear", "X Scale ZeroPoint InAccum InState", "Y OutState OutAccum OutScale"},
+    {"fake_quantize_dequantize_moving_average_abs_max", "fake_quantize_dequantize_moving_average_abs_max",
+     "X InScale InAccum InState", "Out OutScale OutState OutAccum"},
+    {"fake_quantize_dequantize_abs_max", "fake_quantize_dequantize_abs_max", "X", "Out OutScale"},
+    {"fake_channel_wise_quantize_dequantize_abs_max", "fake_channel_wise_quantize_dequantize_abs_max", "X",
+     "Out OutScale"},
+    {"fake_dequantize_max_abs", "fake_dequantize_max_abs", "X Scale", "Out"},
+    {"fake_channel_wise_dequantize_max_abs", "fake_channel_wise_dequantize_max_abs", "X Scales", "Out"},
+    {"fake_quantize_abs_max", "fake_quantize_abs_max", "X", "Out OutScale"},
+    {"fake_quantize_moving_average_abs_max", "fake_quantize_moving_average_abs_max", "X InScale InAccum InState",
+     "Out OutScale OutState OutAccum"},
+    {"fake_quantize_range_abs_max", "fake_quantize_range_abs_max", "X InScale Iter", "Out OutScale OutScales"},
 };
 // clang-format on
 

@@ -61,6 +61,7 @@ std::vector<OpDef> build_table() {
   add_shuffle_ops(table);
   add_bilinear_ops(table);
   add_rrelu_ops(table);
+  add_quant_ops(table);
   add_roi_align_ops(table);
   // An elementwise op keeps X's rows, so it keeps their sequences too; a
   // gradient op gives each input's gradient that input's LoD (Paddle's

@@ -46,6 +46,7 @@ void add_strided_slice_ops(std::vector<OpDef>& table);
 void add_shuffle_ops(std::vector<OpDef>& table);
 void add_bilinear_ops(std::vector<OpDef>& table);
 void add_rrelu_ops(std::vector<OpDef>& table);
+void add_quant_ops(std::vector<OpDef>& table);
 void add_roi_align_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops

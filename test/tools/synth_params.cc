@@ -7,18 +7,22 @@
 // Real programs come without weights, and committing ResNet-sized weights
 // would bloat the repository; instead the fixture script
 // (tools/synth_weights.py) and the tests fill every persistable fp32
-// tensor with the same formula, exactly, in integers:
+// tensor (and the integer tensors of quantized programs) with the same
+// formula, exactly, in integers:
 //   h    = FNV-1a 64 of the variable's name
 //   u_i  = splitmix64(h + i) >> 40, divided by 2^24   (i: flat index; u in [0, 1))
 //   rank >= 2: (2 u_i - 1) * sqrt(3 / fan_in), fan_in = numel / dims[0]
 //              (variance 1/fan_in: activations keep their scale layer to layer)
 //   rank <= 1: 0.5 + u_i   (biases, batch-norm scales, means and variances: positive)
 //   inputs:    u_i         (image-like data; a video input is too large to commit)
+//   int8:      floor(255 u_i) - 127, in [-127, 127]   (quantized weights, QuantWeightPass)
+//   int32/64:  0   (zero points of quantize_linear, which no kernel reads)
 // The two implementations are checked against each other by the real-model
 // tests themselves (Paddle's outputs were computed from Python's values).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -45,14 +49,26 @@ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+double unit(uint64_t h, int64_t i) {
+  return static_cast<double>(splitmix64(h + static_cast<uint64_t>(i)) >> 40) / 16777216.0;
+}
+
 void fill(const std::string& name, fluidc::rt::Tensor& t, bool input) {
   const uint64_t h = fnv1a64(name);
   const int64_t n = t.numel();
+  if (t.dtype() == fluidc::rt::DType::kInt8) {
+    for (int64_t i = 0; i < n; ++i) t.data<int8_t>()[i] = static_cast<int8_t>(std::floor(255.0 * unit(h, i)) - 127.0);
+    return;
+  }
+  if (t.dtype() != fluidc::rt::DType::kFP32) {  // int32/int64 zero points
+    if (t.nbytes()) std::memset(t.data<char>(), 0, t.nbytes());
+    return;
+  }
   const bool weight = !input && t.rank() >= 2;
   const double scale = weight ? std::sqrt(3.0 / static_cast<double>(n / t.dim(0))) : 1.0;
   float* p = t.data<float>();
   for (int64_t i = 0; i < n; ++i) {
-    const double u = static_cast<double>(splitmix64(h + static_cast<uint64_t>(i)) >> 40) / 16777216.0;
+    const double u = unit(h, i);
     p[i] = static_cast<float>(input ? u : weight ? (2.0 * u - 1.0) * scale : 0.5 + u);
   }
 }
@@ -92,14 +108,20 @@ int main(int argc, char** argv) {
     for (const auto& v : prog.block(0).vars()) {
       if (!v.persistable() || !fluidc::is_dense_tensor(v) || (parameters_only && !v.is_parameter())) continue;
       const auto& td = v.type().lod_tensor().tensor();
-      if (td.data_type() != fluidc::pb::VarType::FP32) {
-        std::fprintf(stderr, "synth_params: %s is not float32\n", v.name().c_str());
-        return 1;
+      fluidc::rt::DType dt;
+      switch (td.data_type()) {
+        case fluidc::pb::VarType::FP32: dt = fluidc::rt::DType::kFP32; break;
+        case fluidc::pb::VarType::INT8: dt = fluidc::rt::DType::kInt8; break;
+        case fluidc::pb::VarType::INT32: dt = fluidc::rt::DType::kInt32; break;
+        case fluidc::pb::VarType::INT64: dt = fluidc::rt::DType::kInt64; break;
+        default:
+          std::fprintf(stderr, "synth_params: %s is not float32, int8, int32 or int64\n", v.name().c_str());
+          return 1;
       }
       fluidc::rt::Shape s;
       for (int64_t d : td.dims()) s.d[s.rank++] = d;
       names.push_back(v.name());
-      tensors.emplace_back().resize(s, fluidc::rt::DType::kFP32);
+      tensors.emplace_back().resize(s, dt);
       fill(v.name(), tensors.back(), false);
     }
     std::vector<const fluidc::rt::Tensor*> ptrs;
