@@ -228,12 +228,14 @@ const Spec kSpecs[] = {
     {"box_coder", "box_coder", "PriorBox PriorBoxVar TargetBox", "OutputBox"},
     {"multiclass_nms3", "multiclass_nms3", "BBoxes Scores RoisNum", "Out Index NmsRoisNum"},
     {"matrix_nms", "matrix_nms", "BBoxes Scores", "Out Index RoisNum"},
-    // vision_legacy (Fluid 1.x vision ops); Paddle 3 has no PIR lrn or iou_similarity
+    // vision_legacy: Fluid 1.x vision and box ops (Paddle 3 has no PIR lrn or iou_similarity)
     {"affine_channel", "affine_channel", "X Scale Bias", "Out"},
     {"shuffle_channel", "shuffle_channel", "X", "Out"},
     {"norm", "norm", "X", "Out Norm"},
     {"temporal_shift", "temporal_shift", "X", "Out"},
     {"index_sample", "index_sample", "X Index", "Out"},
+    {"box_clip", "box_clip", "Input ImInfo", "Output"},
+    {"anchor_generator", "anchor_generator", "Input", "Anchors Variances"},
 };
 // clang-format on
 
