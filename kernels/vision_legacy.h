@@ -72,8 +72,9 @@ struct NormAttrs {
   }
 };
 /// Norm = sqrt(sum of X^2 along axis + epsilon), X's dims with that axis 1;
-/// Out = X / Norm. fp32, fp64.
-void norm(const Tensor& x, Tensor& out, Tensor& norm, const NormAttrs& attrs);
+/// Out = X / Norm. Norm may be absent (Paddle writes none under is_test).
+/// fp32, fp64.
+void norm(const Tensor& x, Tensor& out, Tensor* norm, const NormAttrs& attrs);
 /// X@GRAD = (Out@GRAD - X * sum(X * Out@GRAD) / Norm^2) / Norm along axis.
 void norm_grad(const Tensor& x, const Tensor& norm, const Tensor& out_grad, Tensor* x_grad, const NormAttrs& attrs);
 

@@ -109,7 +109,7 @@ void add_vision_legacy_ops(std::vector<OpDef>& t) {
   t.push_back(def<LrnAttrs>("lrn", "LrnAttrs", {{"X"}}, {{"Out"}, {"MidOut"}}, "lrn_grad", infer_lrn));
   t.push_back(def<LrnAttrs>("lrn_grad", "LrnAttrs", {{"X"}, {"Out"}, {"MidOut"}, {"Out@GRAD"}}, {{"X@GRAD", true}},
                             "", shape_rules::grads_like_inputs));
-  t.push_back(def<NormAttrs>("norm", "NormAttrs", {{"X"}}, {{"Out"}, {"Norm"}}, "norm_grad", infer_norm));
+  t.push_back(def<NormAttrs>("norm", "NormAttrs", {{"X"}}, {{"Out"}, {"Norm", true}}, "norm_grad", infer_norm));
   t.push_back(def<NormAttrs>("norm_grad", "NormAttrs", {{"X"}, {"Norm"}, {"Out@GRAD"}}, {{"X@GRAD", true}}, "",
                              shape_rules::grads_like_inputs));
   t.push_back(def<TemporalShiftAttrs>("temporal_shift", "TemporalShiftAttrs", {{"X"}}, {{"Out"}},

@@ -29,15 +29,16 @@ Geom geom(const char* op, const Tensor& x, const NormAttrs& a) {
 
 }  // namespace
 
-void norm(const Tensor& x, Tensor& out, Tensor& norm, const NormAttrs& attrs) {
+void norm(const Tensor& x, Tensor& out, Tensor* norm, const NormAttrs& attrs) {
   const char* op = "norm";
   require_init(op, "X", x);
   const Geom g = geom(op, x, attrs);
   visit_float(op, "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     // Out may be X (same-index reads and writes after Norm is complete);
-    // a Norm bound to X, or an Out bound to Norm, goes through scratch.
-    OutBuf nb(&norm, Slot::kOut1, &norm == &x);
+    // a Norm bound to X, or an Out bound to Norm, goes through scratch, as
+    // does an absent Norm.
+    OutBuf nb(norm ? norm : &scratch(Slot::kOut1), Slot::kOut1, norm == &x);
     nb.get().resize(g.norm, x.dtype());
     const T* px = x.data<T>();
     T* pn = nb.get().data<T>();
@@ -51,7 +52,7 @@ void norm(const Tensor& x, Tensor& out, Tensor& norm, const NormAttrs& attrs) {
         // Paddle sums in T and adds epsilon before the root.
         pn[p * g.post + q] = static_cast<T>(std::sqrt(static_cast<T>(s) + static_cast<T>(attrs.epsilon)));
       }
-    OutBuf ob(&out, Slot::kOut0, aliases(&out, {&norm}));
+    OutBuf ob(&out, Slot::kOut0, aliases(&out, {norm}));
     ob.get().resize(x.shape(), x.dtype());
     T* po = ob.get().data<T>();
     for (int64_t p = 0; p < g.pre; ++p)
