@@ -49,7 +49,7 @@ void norm(const Tensor& x, Tensor& out, Tensor* norm, const NormAttrs& attrs) {
           const double v = px[(p * g.n + i) * g.post + q];
           s += v * v;
         }
-        // Paddle sums in T and adds epsilon before the root.
+        // Summed in double; epsilon is added in T before the root, as Paddle does.
         pn[p * g.post + q] = static_cast<T>(std::sqrt(static_cast<T>(s) + static_cast<T>(attrs.epsilon)));
       }
     OutBuf ob(&out, Slot::kOut0, aliases(&out, {norm}));
