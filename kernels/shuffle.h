@@ -54,6 +54,18 @@ struct ChannelShuffleAttrs {
   }
 };
 
+/// Attributes of shuffle_channel, Fluid 1.x's channel_shuffle: NCHW only,
+/// the group count in `group`.
+struct ShuffleChannelAttrs {
+  int group = 1;
+
+  /// The attributes by Paddle name (see kernels/attr_fields.h).
+  template <class F>
+  static void fields(F&& f) {
+    f("group", &ShuffleChannelAttrs::group);
+  }
+};
+
 /// Attributes of maxout: along `axis` (1, or 3 / -1 for channel-last rank-4
 /// X) each run of `groups` channels is reduced to its max: Out channel c =
 /// max over k < groups of X channel c*groups + k.
@@ -77,6 +89,9 @@ void pixel_unshuffle(const Tensor& x, Tensor& out, const PixelUnshuffleAttrs& at
 void pixel_unshuffle_grad(const Tensor& out_grad, Tensor* x_grad, const PixelUnshuffleAttrs& attrs);
 void channel_shuffle(const Tensor& x, Tensor& out, const ChannelShuffleAttrs& attrs);
 void channel_shuffle_grad(const Tensor& out_grad, Tensor* x_grad, const ChannelShuffleAttrs& attrs);
+/// channel_shuffle with groups = group on NCHW X.
+void shuffle_channel(const Tensor& x, Tensor& out, const ShuffleChannelAttrs& attrs);
+void shuffle_channel_grad(const Tensor& out_grad, Tensor* x_grad, const ShuffleChannelAttrs& attrs);
 
 /// fp32 and fp64. The gradient goes to the first element of each group
 /// equal to Out, as in Paddle.

@@ -243,6 +243,14 @@ const Spec kSpecs[] = {
     {"fake_quantize_moving_average_abs_max", "fake_quantize_moving_average_abs_max", "X InScale InAccum InState",
      "Out OutScale OutState OutAccum"},
     {"fake_quantize_range_abs_max", "fake_quantize_range_abs_max", "X InScale Iter", "Out OutScale OutScales"},
+    // vision_legacy: Fluid 1.x vision and box ops (Paddle 3 has no PIR lrn or iou_similarity)
+    {"affine_channel", "affine_channel", "X Scale Bias", "Out"},
+    {"shuffle_channel", "shuffle_channel", "X", "Out"},
+    {"norm", "norm", "X", "Out Norm"},
+    {"temporal_shift", "temporal_shift", "X", "Out"},
+    {"index_sample", "index_sample", "X Index", "Out"},
+    {"box_clip", "box_clip", "Input ImInfo", "Output"},
+    {"anchor_generator", "anchor_generator", "Input", "Anchors Variances"},
 };
 // clang-format on
 

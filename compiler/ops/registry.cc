@@ -63,6 +63,8 @@ std::vector<OpDef> build_table() {
   add_rrelu_ops(table);
   add_quant_ops(table);
   add_roi_align_ops(table);
+  add_vision_legacy_ops(table);
+  add_detection_boxes_ops(table);
   // An elementwise op keeps X's rows, so it keeps their sequences too; a
   // gradient op gives each input's gradient that input's LoD (Paddle's
   // ShareLoD(X, X@GRAD)).

@@ -1,4 +1,4 @@
-// compiler/ops/shuffle.cc - pixel_shuffle, pixel_unshuffle, channel_shuffle, maxout and their gradients.
+// compiler/ops/shuffle.cc - pixel_shuffle, pixel_unshuffle, channel_shuffle (and Fluid's shuffle_channel), maxout, gradients.
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
@@ -11,6 +11,7 @@ using kernels::ChannelShuffleAttrs;
 using kernels::MaxoutAttrs;
 using kernels::PixelShuffleAttrs;
 using kernels::PixelUnshuffleAttrs;
+using kernels::ShuffleChannelAttrs;
 
 // `Rule(shape, op) -> error` maps the input slot's shape to the output slot's (kernels/shapes/shuffle.h).
 template <class Rule>
@@ -54,6 +55,17 @@ void infer_channel_shuffle(ShapeCtx& c) {
   });
 }
 
+// shuffle_channel: channel_shuffle's rule with groups = group, NCHW.
+template <bool kGrad>
+void infer_shuffle_channel(ShapeCtx& c) {
+  kernels::ChannelShuffleAttrs a;
+  a.groups = parse_attrs<ShuffleChannelAttrs>(c.op()).group;
+  infer_with(c, kGrad ? "Out@GRAD" : "X", kGrad ? "X@GRAD" : "Out", [&](const rt::Shape& s, rt::Shape& o) {
+    shapes::Permute6 p;
+    return shapes::channel_shuffle_plan(s, a, p, o);
+  });
+}
+
 void infer_maxout(ShapeCtx& c) {
   const auto a = parse_attrs<MaxoutAttrs>(c.op());
   infer_with(c, "X", "Out", [&](const rt::Shape& s, rt::Shape& o) {
@@ -85,6 +97,12 @@ void add_shuffle_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "channel_shuffle_grad", .family = f, .inputs = {{"Out@GRAD"}}, .outputs = {{"X@GRAD", true}},
                .attrs = kernel_attrs<ChannelShuffleAttrs>(), .attrs_struct = "ChannelShuffleAttrs",
                .infer_shape = infer_channel_shuffle<true>});
+  t.push_back({.type = "shuffle_channel", .family = f, .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<ShuffleChannelAttrs>(), .attrs_struct = "ShuffleChannelAttrs",
+               .grad = "shuffle_channel_grad", .infer_shape = infer_shuffle_channel<false>});
+  t.push_back({.type = "shuffle_channel_grad", .family = f, .inputs = {{"Out@GRAD"}}, .outputs = {{"X@GRAD", true}},
+               .attrs = kernel_attrs<ShuffleChannelAttrs>(), .attrs_struct = "ShuffleChannelAttrs",
+               .infer_shape = infer_shuffle_channel<true>});
   t.push_back({.type = "maxout", .family = f, .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = kernel_attrs<MaxoutAttrs>(), .attrs_struct = "MaxoutAttrs", .grad = "maxout_grad",
                .infer_shape = infer_maxout});

@@ -106,4 +106,33 @@ void channel_shuffle_grad(const Tensor& out_grad, Tensor* x_grad, const ChannelS
   run("channel_shuffle_grad", "Out@GRAD", out_grad, p, xs, *x_grad, true);
 }
 
+namespace {
+
+ChannelShuffleAttrs as_channel_shuffle(const ShuffleChannelAttrs& a) {
+  ChannelShuffleAttrs c;
+  c.groups = a.group;
+  c.data_format = "NCHW";
+  return c;
+}
+
+}  // namespace
+
+// Checked here first so that an error names shuffle_channel.
+void shuffle_channel(const Tensor& x, Tensor& out, const ShuffleChannelAttrs& a) {
+  require_init("shuffle_channel", "X", x);
+  Permute6 p;
+  Shape os;
+  require_rule("shuffle_channel", shapes::channel_shuffle_plan(x.shape(), as_channel_shuffle(a), p, os));
+  channel_shuffle(x, out, as_channel_shuffle(a));
+}
+
+void shuffle_channel_grad(const Tensor& out_grad, Tensor* x_grad, const ShuffleChannelAttrs& a) {
+  if (!x_grad) return;
+  require_init("shuffle_channel_grad", "Out@GRAD", out_grad);
+  Permute6 p;
+  Shape xs;
+  require_rule("shuffle_channel_grad", shapes::channel_shuffle_plan(out_grad.shape(), as_channel_shuffle(a), p, xs));
+  channel_shuffle_grad(out_grad, x_grad, as_channel_shuffle(a));
+}
+
 }  // namespace fluidc::kernels
