@@ -62,6 +62,7 @@ std::vector<OpDef> build_table() {
   add_bilinear_ops(table);
   add_rrelu_ops(table);
   add_roi_align_ops(table);
+  add_masked_ops(table);
   // An elementwise op keeps X's rows, so it keeps their sequences too; a
   // gradient op gives each input's gradient that input's LoD (Paddle's
   // ShareLoD(X, X@GRAD)).

@@ -47,5 +47,6 @@ void add_shuffle_ops(std::vector<OpDef>& table);
 void add_bilinear_ops(std::vector<OpDef>& table);
 void add_rrelu_ops(std::vector<OpDef>& table);
 void add_roi_align_ops(std::vector<OpDef>& table);
+void add_masked_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
