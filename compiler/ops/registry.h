@@ -48,5 +48,7 @@ void add_bilinear_ops(std::vector<OpDef>& table);
 void add_rrelu_ops(std::vector<OpDef>& table);
 void add_roi_align_ops(std::vector<OpDef>& table);
 void add_masked_ops(std::vector<OpDef>& table);
+void add_linalg_misc_ops(std::vector<OpDef>& table);
+void add_loss_more_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
