@@ -228,6 +228,24 @@ const Spec kSpecs[] = {
     {"box_coder", "box_coder", "PriorBox PriorBoxVar TargetBox", "OutputBox"},
     {"multiclass_nms3", "multiclass_nms3", "BBoxes Scores RoisNum", "Out Index NmsRoisNum"},
     {"matrix_nms", "matrix_nms", "BBoxes Scores", "Out Index RoisNum"},
+    // dyn_math task: data-dependent shapes, small matrix ops, repeat/put, elementwise losses (operand orders
+    // read off programs Paddle 3.3.1 writes; not yet in a tools/fixtures_pir_ops.py case)
+    {"nonzero", "where_index", "Condition", "Out"},
+    {"masked_select", "masked_select", "X Mask", "Y"},
+    {"diag", "diag_v2", "X", "Out"},
+    {"eye", "eye", "@num_rows @num_columns", "Out"},
+    {"trace", "trace", "Input", "Out"},
+    {"kron", "kron", "X Y", "Out"},
+    {"cross", "cross", "X Y", "Out", "axis=dim"},
+    {"repeat_interleave", "repeat_interleave", "X", "Out", "repeats=Repeats axis=dim"},
+    {"repeat_interleave_with_tensor_index", "repeat_interleave", "X RepeatsTensor", "Out", "axis=dim"},
+    {"put_along_axis", "put_along_axis", "Input Index Value", "Result",
+     "axis=Axis reduce=Reduce include_self=Include_self"},
+    {"sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits", "X Label pos_weight", "Out"},
+    {"bce_loss", "bce_loss", "X Label", "Out"},
+    {"huber_loss", "huber_loss", "X Y", "Out Residual"},
+    {"kldiv_loss", "kldiv_loss", "X Target", "Loss"},
+    {"log_loss", "log_loss", "Predicted Labels", "Loss"},
 };
 // clang-format on
 
