@@ -82,7 +82,8 @@ struct LogLossAttrs {
     f("epsilon", &LogLossAttrs::epsilon);
   }
 };
-/// Loss = -Labels log(Predicted + epsilon) - (1 - Labels) log(1 - Predicted + epsilon).
+/// Loss = -Labels log(Predicted + epsilon) - (1 - Labels) log(1 - Predicted + epsilon),
+/// elementwise over any shape (Paddle 2.6.2 asks for [N, 1]; fluidc does not).
 void log_loss(const Tensor& predicted, const Tensor& labels, Tensor& loss, const LogLossAttrs& attrs);
 /// Predicted@GRAD = Loss@GRAD (-Labels / (P + eps) + (1 - Labels) / (1 - P + eps)).
 void log_loss_grad(const Tensor& predicted, const Tensor& labels, const Tensor& loss_grad, Tensor* predicted_grad,

@@ -52,9 +52,11 @@ void put_along_axis(const Tensor& input, const Tensor& index, const Tensor& valu
                     const PutAlongAxisAttrs& attrs);
 /// Input@GRAD: Result@GRAD where nothing was put; at written elements 0
 /// (assign, or Include_self false), Result@GRAD (add), Result@GRAD times
-/// the values multiplied in (mul). Value@GRAD[p]: Result@GRAD at its target
-/// (assign: only for the value that was kept, add), times Result / Value[p]
-/// ... for mul, the product of everything else multiplied into that element.
+/// the values multiplied in (mul). Value@GRAD[p]: Result@GRAD at its
+/// target (add; assign only for the value that stayed there), for mul times
+/// the product of every other factor of that element (no division, so a
+/// zero value is no special case). Result is accepted as Paddle passes it
+/// and not read.
 void put_along_axis_grad(const Tensor& input, const Tensor& index, const Tensor& value, const Tensor& result,
                          const Tensor& result_grad, Tensor* input_grad, Tensor* value_grad,
                          const PutAlongAxisAttrs& attrs);
