@@ -534,6 +534,41 @@ def vision_more_case(r):
              uniform(r, [1, 2, 3, 4, 4]), uniform(r, [1, 2, 3, 3, 3], -1.1, 1.1)])
 
 
+@case("legacy_vision")
+def legacy_vision_case(r):
+    """temporal_shift (TSM) and index_sample, the Fluid-era vision ops Paddle 3 still writes."""
+    class M(nn.Layer):
+        def forward(self, x, y, idx):
+            return F.temporal_shift(x, seg_num=2, shift_ratio=0.25), paddle.index_sample(y, idx)
+
+    idx = np.array([[0, 3, 3], [2, 1, 0]], "int64")
+    return (M(), [spec("x", [4, 4, 3, 3]), spec("y", [2, 5]), spec("idx", [2, 3], "int64")],
+            [uniform(r, [4, 4, 3, 3]), uniform(r, [2, 5]), idx])
+
+
+@case("dyn_math")
+def dyn_math_case(r):
+    """Data-sized outputs (nonzero, masked_select, repeat_interleave by a tensor), small matrix ops, put_along_axis
+    and the elementwise losses."""
+    class M(nn.Layer):
+        def forward(self, x, m, v, rep, idx, val, p, lbl):
+            sq = x[:, :3]
+            outs = [paddle.nonzero(x > 0.2), paddle.masked_select(x, m > 0.0), paddle.diag(v), paddle.eye(3, 4),
+                    paddle.trace(sq), paddle.kron(sq, v[:2]), paddle.cross(sq, sq * 2.0, axis=1),
+                    paddle.repeat_interleave(x, 2, axis=1), paddle.repeat_interleave(v, rep, axis=0),
+                    paddle.put_along_axis(x, idx, val, axis=1, reduce="add"),
+                    F.binary_cross_entropy_with_logits(x, lbl), F.binary_cross_entropy(p, lbl),
+                    F.smooth_l1_loss(x, lbl), F.kl_div(x, p, reduction="mean"), F.log_loss(p[:, :1], lbl[:, :1]),
+                    F.kl_div(x, paddle.log(p), reduction="sum", log_target=True)]
+            return tuple(outs)
+
+    return (M(), [spec("x", [3, 4]), spec("m", [3, 4]), spec("v", [4]), spec("rep", [4], "int64"),
+                  spec("idx", [3, 1], "int64"), spec("val", [3, 1]), spec("p", [3, 4]), spec("lbl", [3, 4])],
+            [uniform(r, [3, 4]), uniform(r, [3, 4]), uniform(r, [4]), np.array([1, 0, 3, 2], "int64"),
+             np.array([[1], [3], [0]], "int64"), uniform(r, [3, 1]), uniform(r, [3, 4], 0.05, 0.95),
+             (uniform(r, [3, 4]) > 0).astype("float32")])
+
+
 @case("vit_encoder")
 def vit_case(r):
     dim, heads = 32, 4

@@ -9,6 +9,7 @@
 //   -                 no counterpart (must be left out)
 //   ~                 dropped whatever it is (rnn's dropout random state, unused in inference)
 //   Slot@attr!        as Slot@attr, and the attribute written as 0 when the tensor form is used
+//   @attr#            an integer attribute given as a float constant (an integral value; eye's num_rows)
 // Renames "pir=legacy"; "name:=value" sets an attribute PIR folds into the op's name (tril: lower:=true).
 // Results: output slots in PIR's result order, "-" for none. The operand orders are facts of Paddle 3's op
 // definitions, each row checked on programs Paddle 3.3.1 writes (tools/fixtures_pir_ops.py).
@@ -141,6 +142,7 @@ const Spec kSpecs[] = {
     {"matmul", "matmul_v2", "X Y", "Out", "transpose_x=trans_x transpose_y=trans_y"},
     {"bmm", "bmm", "X Y", "Out"},
     {"mean", "reduce_mean", "X @dim", "Out", "keepdim=keep_dim"},
+    {"mean_all", "mean", "X", "Out"},
     {"sum", "reduce_sum", "X @dim", "Out", "keepdim=keep_dim dtype=out_dtype"},
     {"max", "reduce_max", "X @dim", "Out", "keepdim=keep_dim"},
     {"min", "reduce_min", "X @dim", "Out", "keepdim=keep_dim"},
@@ -251,6 +253,24 @@ const Spec kSpecs[] = {
     {"index_sample", "index_sample", "X Index", "Out"},
     {"box_clip", "box_clip", "Input ImInfo", "Output"},
     {"anchor_generator", "anchor_generator", "Input", "Anchors Variances"},
+    // dyn_math task: data-dependent shapes, small matrix ops, repeat/put, elementwise losses (operand orders
+    // read off programs Paddle 3.3.1 writes; not yet in a tools/fixtures_pir_ops.py case)
+    {"nonzero", "where_index", "Condition", "Out"},
+    {"masked_select", "masked_select", "X Mask", "Y"},
+    {"diag", "diag_v2", "X", "Out"},
+    {"eye", "eye", "@num_rows# @num_columns#", "Out"},
+    {"trace", "trace", "Input", "Out"},
+    {"kron", "kron", "X Y", "Out"},
+    {"cross", "cross", "X Y", "Out", "axis=dim"},
+    {"repeat_interleave", "repeat_interleave", "X", "Out", "repeats=Repeats axis=dim"},
+    {"repeat_interleave_with_tensor_index", "repeat_interleave", "X RepeatsTensor", "Out", "axis=dim"},
+    {"put_along_axis", "put_along_axis", "Input Index Value", "Result",
+     "axis=Axis reduce=Reduce include_self=Include_self"},
+    {"sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits", "X Label pos_weight", "Out"},
+    {"bce_loss", "bce_loss", "X Label", "Out"},
+    {"huber_loss", "huber_loss", "X Y", "Out Residual"},
+    {"kldiv_loss", "kldiv_loss", "X Target", "Loss"},
+    {"log_loss", "log_loss", "Predicted Labels", "Loss"},
 };
 // clang-format on
 
@@ -275,6 +295,10 @@ OperandRule parse_operand(const std::string& w) {
   }
   if (!rest.empty() && rest.back() == '!') {
     r.attr_placeholder = true;
+    rest.pop_back();
+  }
+  if (!rest.empty() && rest.back() == '#') {
+    r.integer = true;
     rest.pop_back();
   }
   if (auto at = rest.find('@'); at != std::string::npos) {

@@ -19,6 +19,9 @@ struct OperandRule {
   /// value (clip's min and max): it is then written as 0, which the tensor
   /// overrides.
   bool attr_placeholder = false;
+  /// `attr` is an integer attribute that Paddle 3 passes as a float constant
+  /// (eye's num_rows): an integral value is written as an integer.
+  bool integer = false;
 };
 
 /// One PIR op (pd_op dialect). ProgramDesc attribute types come from the

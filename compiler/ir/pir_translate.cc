@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
@@ -448,6 +449,11 @@ void Translator::write_ruled(const Op& op, const OpRule& rule) {
     const bool is_list = p && p->name == "builtin.combine";
     if (!r.attr.empty())
       if (auto c = constant(id)) {
+        if (r.integer && (c->kind == Attr::kFloat32 || c->kind == Attr::kFloat64)) {
+          if (c->f != std::floor(c->f) || std::fabs(c->f) > 9.0e15)
+            fail(op, fmt::format("operand {} ({}) must be a whole number, got {}", i, r.attr, c->f));
+          c = Attr{.kind = Attr::kInt64, .i = static_cast<int64_t>(c->f)};
+        }
         set_attr(o, r.attr, *c);
         continue;
       }

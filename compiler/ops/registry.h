@@ -50,5 +50,9 @@ void add_quant_ops(std::vector<OpDef>& table);
 void add_roi_align_ops(std::vector<OpDef>& table);
 void add_vision_legacy_ops(std::vector<OpDef>& table);
 void add_detection_boxes_ops(std::vector<OpDef>& table);
+void add_masked_ops(std::vector<OpDef>& table);
+void add_linalg_misc_ops(std::vector<OpDef>& table);
+void add_loss_more_ops(std::vector<OpDef>& table);
+void add_repeat_put_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
