@@ -36,6 +36,9 @@ struct VarBinding {
   int rank;               ///< rank (inferred, else declared)
   const int64_t* dims;    ///< dims; -1 = any size (resolved at run time)
   int lod_level = 0;      ///< declared LoD levels (sequence feeds); 0 = dense
+  /// A weight only integer-storage slots read (a quantized weight): its
+  /// record may hold integers where `dtype` says float (compiler/ops/op_def.h).
+  bool integer_storage = false;
 };
 
 /// Where the generated code is: set before each op so a kernel's error can

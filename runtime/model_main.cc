@@ -62,7 +62,7 @@ void check_against_declared(const VarBinding& b, const Tensor& t, const std::str
     fail("'" + std::string(b.name) + "' from " + source + ": " + what + ": expected " + declared_str(b) + ", got " +
          dtype_name(t.dtype()) + t.shape().str());
   };
-  if (t.dtype() != b.dtype) mismatch("wrong dtype");
+  if (t.dtype() != b.dtype && !(b.integer_storage && is_integer(t.dtype()))) mismatch("wrong dtype");
   if (t.rank() != b.rank) mismatch("wrong rank");
   for (int i = skip_first_dim ? 1 : 0; i < b.rank; ++i)
     if (b.dims[i] >= 0 && b.dims[i] != t.dim(i)) mismatch("wrong size of dim " + std::to_string(i));

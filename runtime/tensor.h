@@ -42,6 +42,10 @@ size_t dtype_size(DType t);
 /// "float32", "int64", ... (Paddle/NumPy spelling).
 const char* dtype_name(DType t);
 bool dtype_is_valid(int32_t code);
+/// An integer element type (int8 to int64, uint8; not bool).
+inline bool is_integer(DType t) {
+  return t == DType::kInt8 || t == DType::kUInt8 || t == DType::kInt16 || t == DType::kInt32 || t == DType::kInt64;
+}
 
 /// Fixed-capacity shape: no heap allocation when shapes change per step.
 struct Shape {

@@ -54,6 +54,30 @@ std::vector<std::string> feeds_by_dataflow(const Program& prog) {
   return feeds;
 }
 
+// Persistables every reader of which (in any block) takes through an
+// integer_storage slot; none when something else reads them.
+std::set<std::string> integer_storage_persistables(const Program& prog, const std::vector<std::string>& persistables) {
+  std::map<std::string, bool> only;  // name -> all reads so far are integer_storage ones
+  const std::set<std::string> wanted(persistables.begin(), persistables.end());
+  for (int b = 0; b < prog.num_blocks(); ++b)
+    for (const auto& op : prog.block(b).ops()) {
+      const ops::OpDef* def = ops::find_op(op.type());
+      for (const auto& in : op.inputs()) {
+        const ops::SlotDef* slot = def ? def->input(in.parameter()) : nullptr;
+        const bool integer = slot && slot->integer_storage;
+        for (const auto& name : in.arguments())
+          if (wanted.count(name)) {
+            auto [it, fresh] = only.emplace(name, integer);
+            if (!fresh) it->second = it->second && integer;
+          }
+      }
+    }
+  std::set<std::string> out;
+  for (const auto& [name, integer] : only)
+    if (integer) out.insert(name);
+  return out;
+}
+
 }  // namespace
 
 ProgramInfo analyze_program(const Program& prog, const std::string& loss_override, Diagnostics& diags) {
@@ -86,6 +110,7 @@ ProgramInfo analyze_program(const Program& prog, const std::string& loss_overrid
   }
   std::sort(info.persistables.begin(), info.persistables.end());
   std::sort(info.parameters.begin(), info.parameters.end());
+  info.integer_storage = integer_storage_persistables(prog, info.persistables);
   info.feeds = by_column(block, ops::kFeed, true);
   if (info.feeds.empty()) info.feeds = feeds_by_dataflow(prog);
   info.fetches = by_column(block, ops::kFetch, false);

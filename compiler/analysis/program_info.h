@@ -1,6 +1,7 @@
 // compiler/analysis/program_info.h - what a program is: trainer or inference, feeds, fetches, state, loss.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct ProgramInfo {
   std::vector<std::string> persistables;  ///< tensors that live across runs, sorted by name
   std::vector<std::string> parameters;  ///< persistables an optimizer updates, sorted
   std::string loss;                     ///< trainer: the variable whose gradient seeds backward
+  /// Persistables that only integer_storage slots read (SlotDef): their
+  /// saved records may hold integers where the program declares float.
+  std::set<std::string> integer_storage;
 };
 
 /// Analyses block 0 of `main`. `loss_override` (from --loss) wins over the

@@ -682,9 +682,12 @@ class Emitter {
       // lod_level only where a variable has one, so dense programs' tables read as before.
       const pb::VarDesc* vd = it->second.desc;
       const int lod_level = vd && vd->type().has_lod_tensor() ? static_cast<int>(vd->type().lod_tensor().lod_level()) : 0;
-      const std::string lod = lod_level > 0 ? fmt::format(", {}", lod_level) : "";
-      rows.push_back(fmt::format("    {{{}, {}, fluidc::rt::DType::{}, {}, {}{}}},  // {}", cpp_string_literal(name),
-                                 slot->second, dt, t.dims.size(), dims_ident, lod, id));
+      // integer_storage likewise only where set (ProgramInfo: a quantized weight saved as int8).
+      const bool integer = info_.integer_storage.count(name) > 0;
+      const std::string lod = lod_level > 0 || integer ? fmt::format(", {}", lod_level) : "";
+      const std::string integer_flag = integer ? ", true" : "";
+      rows.push_back(fmt::format("    {{{}, {}, fluidc::rt::DType::{}, {}, {}{}{}}},  // {}", cpp_string_literal(name),
+                                 slot->second, dt, t.dims.size(), dims_ident, lod, integer_flag, id));
     }
     out << fmt::format("const fluidc::rt::VarBinding {}[] = {{\n{}\n}};\n", table, fmt::join(rows, "\n"));
     return table;

@@ -109,7 +109,10 @@ std::string load_params_blob(const BuildOptions& o, const Program& main, const P
     const auto* td = v ? tensor_desc(*v) : nullptr;
     if (!td) continue;
     const rt::Tensor& t = tensors[i];
-    bool ok = static_cast<int>(t.dtype()) == td->data_type() && t.rank() == td->dims_size();
+    // A quantized weight (ProgramInfo::integer_storage) may hold integers under a float VarDesc.
+    const bool dtype_ok = static_cast<int>(t.dtype()) == td->data_type() ||
+                          (info.integer_storage.count(names[i]) && rt::is_integer(t.dtype()));
+    bool ok = dtype_ok && t.rank() == td->dims_size();
     for (int d = 0; ok && d < td->dims_size(); ++d) ok = td->dims(d) < 0 || td->dims(d) == t.dim(d);
     if (!ok)
       diags.error(main.loc(0, -1, names[i]), fmt::format("--params {} holds {}{} but the program declares {}{}",

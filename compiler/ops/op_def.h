@@ -29,6 +29,11 @@ struct SlotDef {
   /// embedding) may be held as the dense tensor it stands for, absent rows
   /// zero: the op's result is the same either way (compiler/analysis/dense_rows.h).
   bool rows_as_dense = false;
+  /// A weight read here may be stored as integers while the program declares
+  /// it float: PaddleSlim saves quantized weights as int8 records under
+  /// float32 VarDescs (Paddle's loader takes the record's dtype). A
+  /// persistable that only such slots read loads either way.
+  bool integer_storage = false;
 };
 
 /// An attribute the op understands. Attributes not listed are kept in the

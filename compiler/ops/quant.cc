@@ -93,7 +93,10 @@ void add_quant_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "quantize_linear", .family = "quant", .inputs = kLinearIn, .outputs = kLinearOut,
                .attrs = kernel_attrs<kernels::QuantLinearAttrs>(), .attrs_struct = "QuantLinearAttrs",
                .infer_shape = infer_quantize_linear, .share_lod = "X"});
-  t.push_back({.type = "dequantize_linear", .family = "quant", .inputs = kLinearIn, .outputs = kLinearOut,
+  // X may be an int8 weight under a float32 VarDesc (QuantWeightPass's saved form).
+  std::vector<SlotDef> dequant_in = kLinearIn;
+  dequant_in[0].integer_storage = true;
+  t.push_back({.type = "dequantize_linear", .family = "quant", .inputs = dequant_in, .outputs = kLinearOut,
                .attrs = kernel_attrs<kernels::QuantLinearAttrs>(), .attrs_struct = "QuantLinearAttrs",
                .infer_shape = infer_dequantize_linear, .share_lod = "X"});
 
