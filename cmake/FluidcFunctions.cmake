@@ -26,24 +26,36 @@ function(_fluidc_help out)
   set(${out} "${help}" PARENT_SCOPE)
 endfunction()
 
+# The `fluidc emit` step (ARGN: its arguments) and the executable NAME over what it writes into DIR:
+# MODEL_SRC and, when PARAMS_SRC is not empty, that file, which pulls params.bin in with .incbin (which
+# no dependency scanner sees, hence OBJECT_DEPENDS).
+function(_fluidc_emitted_executable name dir shown what model_src params_src deps)
+  set(sources "${dir}/${model_src}")
+  set(outputs "${dir}/${model_src}")
+  if(params_src)
+    list(APPEND sources "${dir}/${params_src}")
+    list(APPEND outputs "${dir}/${params_src}" "${dir}/params.bin")
+    set_source_files_properties("${dir}/${params_src}" PROPERTIES OBJECT_DEPENDS "${dir}/params.bin")
+  endif()
+  add_custom_command(OUTPUT ${outputs}
+    COMMAND Fluidc::fluidc emit ${ARGN} -o "${dir}"
+    DEPENDS ${deps} Fluidc::fluidc "$<TARGET_FILE:Fluidc::fluidc>"
+    COMMENT "fluidc: emitting ${what} into ${shown}"
+    VERBATIM)
+  add_executable(${name} ${sources})
+endfunction()
+
 # TARGET cuda: `fluidc emit --target cuda` writes model.cu (host code over the installed CUDA kernels)
 # and, with PARAMS, params.cc, whose .incbin pulls params.bin in (docs/cuda.md).
 function(_fluidc_cuda_program name dir shown program params deps)
   set(args ${ARGN})
   find_package(CUDAToolkit REQUIRED)
-  set(sources "${dir}/model.cu")
-  set(outputs "${dir}/model.cu")
+  set(params_src "")
   if(params)
-    list(APPEND sources "${dir}/params.cc")
-    list(APPEND outputs "${dir}/params.cc" "${dir}/params.bin")
-    set_source_files_properties("${dir}/params.cc" PROPERTIES OBJECT_DEPENDS "${dir}/params.bin")
+    set(params_src params.cc)
   endif()
-  add_custom_command(OUTPUT ${outputs}
-    COMMAND Fluidc::fluidc emit ${args} -o "${dir}"
-    DEPENDS ${deps} Fluidc::fluidc "$<TARGET_FILE:Fluidc::fluidc>"
-    COMMENT "fluidc: emitting ${program} for CUDA into ${shown}"
-    VERBATIM)
-  add_executable(${name} ${sources})
+  _fluidc_emitted_executable(${name} "${dir}" "${shown}" "${program} for CUDA" model.cu "${params_src}" "${deps}"
+                             ${args})
   target_link_libraries(${name} PRIVATE Fluidc::cuda_kernels Fluidc::cuda_runtime Fluidc::kernels CUDA::cublas
                                         CUDA::cudart)
   # C++20 for the runtime headers, as a flag: CMake 3.25 knows no CUDA20 dialect for every nvcc.
@@ -172,25 +184,16 @@ function(add_fluid_program name)
     return()
   endif()
 
-  set(sources "${dir}/model.cc")
-  set(outputs "${dir}/model.cc")
+  set(params_src "")
   if(F_PARAMS)
     get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)
     if(NOT "ASM" IN_LIST langs)
       message(FATAL_ERROR "add_fluid_program(${name}): PARAMS embeds the weights through an assembler file; "
                           "enable ASM in your project: project(... LANGUAGES CXX ASM)")
     endif()
-    list(APPEND sources "${dir}/params.S")
-    list(APPEND outputs "${dir}/params.S" "${dir}/params.bin")
-    # params.S pulls params.bin in with .incbin, which no dependency scanner sees.
-    set_source_files_properties("${dir}/params.S" PROPERTIES OBJECT_DEPENDS "${dir}/params.bin")
+    set(params_src params.S)
   endif()
-  add_custom_command(OUTPUT ${outputs}
-    COMMAND Fluidc::fluidc emit ${args} -o "${dir}"
-    DEPENDS ${deps} Fluidc::fluidc "$<TARGET_FILE:Fluidc::fluidc>"
-    COMMENT "fluidc: emitting ${program} into ${shown}"
-    VERBATIM)
-  add_executable(${name} ${sources})
+  _fluidc_emitted_executable(${name} "${dir}" "${shown}" "${program}" model.cc "${params_src}" "${deps}" ${args})
   target_link_libraries(${name} PRIVATE Fluidc::kernels)
   target_compile_features(${name} PRIVATE cxx_std_20)
   # As `fluidc build` compiles: generated code never reads errno (so math calls may vectorise), a fused
