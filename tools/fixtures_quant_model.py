@@ -24,6 +24,7 @@ synthesized like every 1-D tensor (0.5 + u); int8 weights as floor(255 u) - 127.
 
   python3 tools/fixtures_quant_model.py
 """
+import contextlib
 import tempfile
 from pathlib import Path
 
@@ -51,6 +52,28 @@ def build(x):
     return paddle.static.nn.fc(y, 10, name="fc")
 
 
+@contextlib.contextmanager
+def quantized_net(int_weights, synthesize=False):
+    """The net after QuantizationTransformPassV2 (then QuantWeightPass with int_weights), inside its scope:
+    yields (program, x, y, executor, scope). synthesize: the float persistables set by the synthesis
+    formula first, so that the int8 weights come from them."""
+    place = paddle.CPUPlace()
+    scope = paddle.static.Scope()
+    with fl.new_programs() as (main_prog, startup), paddle.static.scope_guard(scope):
+        x = paddle.static.data("x", [-1] + DIMS[1:], "float32")
+        y = build(x)
+        exe = paddle.static.Executor(place)
+        exe.run(startup)
+        graph = framework.IrGraph(core.Graph(main_prog.desc), for_test=True)
+        QuantizationTransformPassV2(scope=scope, place=place, weight_quantize_type="channel_wise_abs_max",
+                                    activation_quantize_type="moving_average_abs_max").apply(graph)
+        if synthesize:
+            synthesize_scope(graph.to_program(), scope, place)
+        if int_weights:
+            QuantWeightPass(scope, place).apply(graph)
+        yield graph.to_program(), x, y, exe, scope
+
+
 def synthesize_scope(prog, scope, place):
     """Every float persistable of `prog` set by the synthesis formula (tools/synth_weights.py)."""
     for v in prog.global_block().vars.values():
@@ -62,18 +85,7 @@ def synthesize_scope(prog, scope, place):
 def export_saved(dirname):
     """The QuantWeightPass program and its .pdiparams exactly as Paddle saves them, with Paddle's output."""
     place = paddle.CPUPlace()
-    scope = paddle.static.Scope()
-    with fl.new_programs() as (main_prog, startup), paddle.static.scope_guard(scope):
-        x = paddle.static.data("x", [-1] + DIMS[1:], "float32")
-        y = build(x)
-        exe = paddle.static.Executor(place)
-        exe.run(startup)
-        graph = framework.IrGraph(core.Graph(main_prog.desc), for_test=True)
-        QuantizationTransformPassV2(scope=scope, place=place, weight_quantize_type="channel_wise_abs_max",
-                                    activation_quantize_type="moving_average_abs_max").apply(graph)
-        synthesize_scope(graph.to_program(), scope, place)
-        QuantWeightPass(scope, place).apply(graph)
-        quant_prog = graph.to_program()
+    with quantized_net(int_weights=True, synthesize=True) as (quant_prog, x, y, exe, _):
         d = fl.fresh_dir(fl.FIXTURES / dirname)
         block = quant_prog.global_block()
         paddle.static.save_inference_model(str(d / "model"), [block.var(x.name)], [block.var(y.name)], exe,
@@ -97,19 +109,7 @@ def export_saved(dirname):
 
 
 def export(name, int_weights):
-    place = paddle.CPUPlace()
-    scope = paddle.static.Scope()
-    with fl.new_programs() as (main_prog, startup), paddle.static.scope_guard(scope):
-        x = paddle.static.data("x", [-1] + DIMS[1:], "float32")
-        y = build(x)
-        exe = paddle.static.Executor(place)
-        exe.run(startup)
-        graph = framework.IrGraph(core.Graph(main_prog.desc), for_test=True)
-        QuantizationTransformPassV2(scope=scope, place=place, weight_quantize_type="channel_wise_abs_max",
-                                    activation_quantize_type="moving_average_abs_max").apply(graph)
-        if int_weights:
-            QuantWeightPass(scope, place).apply(graph)
-        quant_prog = graph.to_program()
+    with quantized_net(int_weights) as (quant_prog, x, y, exe, scope):
         if int_weights:
             # QuantWeightPass leaves the weights' VarDescs float32 while the scope (and so the
             # .pdiparams Paddle saves) holds int8; declare what the data is (see the docstring).
