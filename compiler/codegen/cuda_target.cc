@@ -99,7 +99,7 @@ class CudaTarget final : public Target {
            "#include \"runtime/arena.h\"\n#include \"runtime/finite_check.h\"\n#include \"runtime/model.h\"\n"
            "#include \"runtime/step_stack.h\"\n#include \"runtime/tensor_array.h\"\n"
            "#include \"runtime/cuda/cuda_model.h\"\n#include \"runtime/cuda/host_ops.h\"\n"
-           "#include \"kernels/cuda/ops.h\"\n";
+           "#include \"kernels/cuda/ops.h\"\n#include \"kernels/cuda/condition.h\"\n";
     for (const auto& f : families) out << fmt::format("#include \"kernels/{}.h\"\n", f);
   }
 

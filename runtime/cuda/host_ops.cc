@@ -3,7 +3,6 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/control.h"
 #include "runtime/error.h"
 
 namespace fluidc::cu {
@@ -25,13 +24,3 @@ void host_wait() {
 void upload_one(DTensor& t) { t.upload(); }
 
 }  // namespace fluidc::cu
-
-namespace fluidc::kernels {
-
-bool condition_holds(const cu::DTensor& cond, const char* op) {
-  cu::DTensor& c = const_cast<cu::DTensor&>(cond);  // the host mirror is a cache of the device value
-  cu::to_host(c);
-  return condition_holds(static_cast<const rt::Tensor&>(cond), op);
-}
-
-}  // namespace fluidc::kernels

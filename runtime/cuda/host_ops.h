@@ -6,7 +6,7 @@
 // copies the op's inputs down (to_host, which waits for them), calls the CPU
 // kernel and copies its outputs up (to_device). A step that did so is never
 // captured into a CUDA graph: the host work would not be in it. Control flow
-// reads its conditions the same way (condition_holds below).
+// reads its conditions the same way (kernels/cuda/condition.h).
 // This header needs no CUDA headers: the generated model.cu includes it.
 #pragma once
 
@@ -49,12 +49,3 @@ void to_device(T&... ts) {
 }
 
 }  // namespace fluidc::cu
-
-namespace fluidc::kernels {
-
-/// `while` and a scalar `conditional_block` on the CUDA target: the condition
-/// is read from the device each time (the body may have computed it there).
-/// Overloads the CPU kernel's condition_holds(const Tensor&, ...).
-bool condition_holds(const cu::DTensor& cond, const char* op);
-
-}  // namespace fluidc::kernels
