@@ -118,10 +118,11 @@ class CudaTarget final : public Target {
       c.def().emit_cuda(c);
     } else if (runs_on_host(c.def())) {
       emit_on_host(c, "no CUDA kernel");
-    } else if (kernels::cuda::float32_only(c.def().type) && !tensors_of(c, true).empty()) {
+    } else if (const std::vector<std::string> ins = tensors_of(c, true);
+               kernels::cuda::float32_only(c.def().type) && !ins.empty()) {
       // Checked at run time: the dtypes a program declares are not always
       // the ones that arrive (casts of fed integers, float64 models).
-      c.body() << fmt::format("  if (fluidc::cu::all_float32({})) {{\n", fmt::join(tensors_of(c, true), ", "));
+      c.body() << fmt::format("  if (fluidc::cu::all_float32({})) {{\n", fmt::join(ins, ", "));
       c.kernel_call();
       c.body() << "  } else\n";
       emit_on_host(c, "an input is not float32");
