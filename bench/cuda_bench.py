@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+# bench/cuda_bench.py - the CUDA target against PyTorch eager CUDA on the same models, weights and data
+# (issue 13's rows): training steps of fit_a_line (batch 20) and the MLP 784-512-256-10 (batch 64, 4096).
+# `prepare` (no GPU; needs Paddle) writes the programs, initial weights and the `--target cuda` trainers;
+# `run` (on the GPU; needs numpy and PyTorch, not Paddle or fluidc) times them: medians of --reps runs,
+# each a steady-state interval after a warm-up interval. tools/gpu_suite.sh carries `prepare`'s output
+# to a GPU machine and calls `run` there.
+import argparse, json, os, re, statistics, subprocess, sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from workloads import FitALine, Mlp  # noqa: E402
+
+# (model, batch, timed steps): the CPU table's models; batch 4096 is the cuBLAS-bound row.
+ROWS = [(FitALine(), 20, 2000), (Mlp(), 64, 500), (Mlp(), 4096, 100)]
+DATA_BATCHES = 8   # distinct batches of data; the trainer cycles through them (several epochs)
+LOSS_RTOL = 1e-4   # fluidc's and PyTorch's first-step losses must agree: else it is not one model
+
+
+def prepare(out, fluidc):
+    import bench  # Paddle's side lives in bench.py (paddle_programs)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {}
+    for model in {m.name: m for m, _, _ in ROWS}.values():
+        work = out / model.name
+        work.mkdir(exist_ok=True)
+        prog = bench.paddle_programs(model, work)
+        np.savez(work / "weights.npz", **prog["weights"])
+        subprocess.run([str(fluidc), "build", str(prog["main"]), "--startup", str(prog["startup"]),
+                        "--target", "cuda", "-o", str(work / "trainer")], check=True)
+        # Only what `run` needs travels: the binary, the initial weights in both formats.
+        for f in work.iterdir():
+            if f.name not in ("trainer", "init.pdiparams", "weights.npz"):
+                f.unlink()
+        manifest[model.name] = {"trainer": "trainer", "init": "init.pdiparams", "weights": "weights.npz"}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+def save_data(data, work):
+    """The trainer's --data arguments, the arrays written once."""
+    args = []
+    for name, arr in data.items():
+        np.save(work / f"{name}.npy", arr)
+        args += ["--data", f"{name}={work / (name + '.npy')}"]
+    return args
+
+
+def fluidc_run(exe, init, data_args, batch, steps, extra=()):
+    args = [exe, "--params", init, "--batch-size", batch, "--steps", steps, "--no-shuffle", *data_args, *extra]
+    p = subprocess.run([str(a) for a in args], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"FAILED: {' '.join(map(str, args))}: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    return p.stdout, p.stderr
+
+
+def steady_ms(out):
+    """ms per step of the last logging interval before "done:" (the second: the steady state)."""
+    rate = float(re.findall(r"([0-9.]+) steps/s", out.split("done:")[0])[-1])
+    return 1e3 / rate
+
+
+def torch_cuda(model, weights, data, batch, steps):
+    """(ms per step over `steps` steps, first-step loss). Batches are placed on the device before timing
+    (PyTorch's most favourable setup; fluidc's trainer copies each batch from host memory), and each
+    step reads its loss back (.item()), as fluidc's trainer does."""
+    import torch
+    dev = torch.device("cuda")
+    m = model.torch_module(weights).to(dev)
+    opt, loss_fn = model.torch_optimizer(m.parameters()), model.torch_loss()
+    batches = [tuple(t.to(dev) for t in model.torch_batch({k: v[i * batch:(i + 1) * batch] for k, v in data.items()}))
+               for i in range(DATA_BATCHES)]
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = loss_fn(m(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+    first = step(*batches[0])
+    for i in range(steps):  # warm-up interval, as fluidc's first logging interval
+        step(*batches[i % DATA_BATCHES])
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(steps):
+        step(*batches[i % DATA_BATCHES])
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / steps, first
+
+
+def run(pack, reps, json_out):
+    import torch
+    manifest = json.loads((pack / "manifest.json").read_text())
+    results = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+               "tf32": torch.backends.cuda.matmul.allow_tf32, "reps": reps, "rows": {}}
+    print(f"device: {results['device']}, torch {torch.__version__}, reps {reps}", file=sys.stderr)
+    for model, batch, steps in ROWS:
+        files = manifest[model.name]
+        work = pack / model.name
+        exe, init = work / files["trainer"], work / files["init"]
+        weights = dict(np.load(work / files["weights"]))
+        data = model.data(batch * DATA_BATCHES, np.random.default_rng(0))
+        data_args = save_data(data, work)
+        title = f"{model.name} train step, batch {batch}"
+        # Same model: first-step losses from the same weights and batch.
+        fluidc_run(exe, init, data_args, batch, 1, ["--losses-out", work / "losses.npy"])
+        f_first = float(np.load(work / "losses.npy")[0])
+        t_first = torch_cuda(model, weights, data, batch, 1)[1]
+        if not abs(f_first - t_first) <= LOSS_RTOL * max(abs(f_first), abs(t_first)):
+            raise SystemExit(f"FAILED: {title}: first-step loss fluidc {f_first} vs PyTorch {t_first}")
+        f_ms, t_ms, stats = [], [], ""
+        for _ in range(reps):
+            out, err = fluidc_run(exe, init, data_args, batch, 2 * steps, ["--log-every", steps, "--cuda-stats"])
+            f_ms.append(steady_ms(out))
+            stats = " ".join(ln.strip() for ln in err.splitlines() if "graph" in ln or "cudaMalloc" in ln)
+            t_ms.append(torch_cuda(model, weights, data, batch, steps)[0])
+        row = {"fluidc_ms": statistics.median(f_ms), "fluidc_min_max": [min(f_ms), max(f_ms)],
+               "torch_ms": statistics.median(t_ms), "torch_min_max": [min(t_ms), max(t_ms)],
+               "first_loss": {"fluidc": f_first, "torch": t_first}, "fluidc_cuda_stats": stats}
+        row["fluidc_over_torch"] = row["fluidc_ms"] / row["torch_ms"]
+        results["rows"][title] = row
+        print(f"{title}: fluidc {row['fluidc_ms']:.4f} ms, PyTorch eager CUDA {row['torch_ms']:.4f} ms, "
+              f"fluidc/PyTorch {row['fluidc_over_torch']:.3f}; {stats}", file=sys.stderr)
+    if json_out:
+        Path(json_out).write_text(json.dumps(results, indent=1) + "\n")
+    print(f"\n| row ({results['device']}) | fluidc ms | PyTorch eager CUDA ms | fluidc / PyTorch |")
+    print("|---|---|---|---|")
+    for title, row in results["rows"].items():
+        print(f"| {title} | {row['fluidc_ms']:.4f} | {row['torch_ms']:.4f} | {row['fluidc_over_torch']:.3f} |")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=("prepare", "run"))
+    ap.add_argument("dir", type=Path)
+    ap.add_argument("--fluidc", default=str(Path(__file__).resolve().parent.parent / "build" / "bin" / "fluidc"))
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--json", default="")
+    args = ap.parse_args()
+    if args.mode == "prepare":
+        prepare(args.dir, args.fluidc)
+    else:
+        run(args.dir, args.reps, args.json)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("CUDA_MODULE_LOADING", "LAZY")
+    main()

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tools/gpu_suite.sh - the GPU suite (test/cuda's run cases, the kernel comparison, bench/cuda_bench.py)
+# on a GPU machine that lacks fluidc's build dependencies: `pack` builds everything here into one archive,
+# `check` runs it there from the repository root, needing only bash, the CUDA driver, cuBLAS and python3
+# (with numpy, and PyTorch for the benchmark's peer).
+# usage: tools/gpu_suite.sh pack [BUILD_DIR]   (writes .gpu/pack.tar.xz; BUILD_DIR defaults to build)
+#        tools/gpu_suite.sh check [OUT_DIR]    (unpacks .gpu/pack.tar.xz, writes logs to OUT_DIR)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+cases=test/cuda/cases.txt
+mode=${1:-}
+
+pack() {
+  local build=${1:-build} stage=.gpu/stage name kind fixture rest
+  rm -rf "$stage" && mkdir -p "$stage/cases" "$stage/bin"
+  cp "$build/test/npy_compare" "$build/test/cuda/cuda_kernels_test" "$stage/bin/"
+  while read -r name kind fixture rest; do
+    echo "pack: $name" >&2
+    # shellcheck disable=SC2086  # rest: BATCH and noreplay, as separate words
+    test/cuda/cuda_case.sh prepare "$kind" "$build/bin/fluidc" "$stage/bin/npy_compare" \
+      "test/fixtures/$fixture" "$stage/cases/$name" $rest > /dev/null
+  done < <(grep '^[a-z]' "$cases")
+  # The benchmark's programs, weights and binaries (needs Paddle: FLUIDC_PYTHON, as bench/run.sh).
+  "${FLUIDC_PYTHON:-python3}" bench/cuda_bench.py prepare "$stage/bench" --fluidc "$build/bin/fluidc"
+  tar -C .gpu -cf - stage | xz -6 -T0 > .gpu/pack.tar.xz
+  rm -rf "$stage"
+  ls -l .gpu/pack.tar.xz
+}
+
+check() {
+  local out=${1:-.gpu/out} stage=.gpu/stage name kind fixture rest rc failed=0 passed=0
+  mkdir -p "$out"
+  rm -rf "$stage" && xz -dc .gpu/pack.tar.xz | tar -C .gpu -xf -
+  # cuBLAS and the CUDA runtime from the CUDA toolkit or from NVIDIA's wheels, wherever this machine has
+  # them (the binaries link them dynamically).
+  local lib dir
+  for lib in libcublas.so.13 libcudart.so.13; do
+    dir=$(find /usr/local /opt /usr/lib -name "$lib" 2> /dev/null | head -1 || true)
+    [ -n "$dir" ] && export LD_LIBRARY_PATH="$(dirname "$dir")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  done
+  echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt" || true
+  while read -r name kind fixture rest; do
+    set +e
+    # shellcheck disable=SC2086
+    timeout 90 test/cuda/cuda_case.sh check "$kind" - "$stage/bin/npy_compare" "test/fixtures/$fixture" \
+      "$stage/cases/$name" $rest > "$out/case_$name.log" 2>&1
+    rc=$?
+    set -e
+    if [ $rc -eq 0 ]; then
+      passed=$((passed + 1)); echo "PASS cuda_run_$name"
+    elif [ $rc -eq 77 ]; then
+      failed=$((failed + 1)); echo "SKIP cuda_run_$name (no GPU), counted as failed"
+    else
+      failed=$((failed + 1)); echo "FAIL cuda_run_$name (exit $rc): $(tail -3 "$out/case_$name.log" | tr '\n' ' ')"
+    fi
+  done < <(grep '^[a-z]' "$cases")
+  set +e
+  timeout 150 "$stage/bin/cuda_kernels_test" > "$out/cuda_kernels.log" 2>&1
+  rc=$?
+  set -e
+  if [ $rc -eq 0 ]; then passed=$((passed + 1)); echo "PASS cuda_kernels"
+  else failed=$((failed + 1)); echo "FAIL cuda_kernels (exit $rc): $(tail -5 "$out/cuda_kernels.log" | tr '\n' ' ')"; fi
+  echo "gpu suite: $passed passed, $failed failed"
+  timeout 240 python3 bench/cuda_bench.py run "$stage/bench" --reps "${GPU_BENCH_REPS:-5}" --json "$out/cuda_bench.json" 2>&1 | tee "$out/cuda_bench.log" || true
+  [ $failed -eq 0 ]
+}
+
+case $mode in
+  pack) shift; pack "$@" ;;
+  check) shift; check "$@" ;;
+  *) echo "usage: tools/gpu_suite.sh pack [BUILD_DIR] | check [OUT_DIR]" >&2; exit 2 ;;
+esac
