@@ -109,6 +109,12 @@ class Model {
   /// tensors tensor() returns; the drivers call it before reading them for
   /// a checkpoint. On the CPU they are the state itself: nothing to do.
   virtual void sync_to_host() {}
+  /// The trainer's batch: rows rows[0..count) of `data` into feed `feed` (index into info().feeds) before
+  /// run(). A device target may take it over (runtime/cuda keeps the data set on the device and gathers the
+  /// rows there); false, as on the CPU: the caller copies the rows into tensor(feed) itself.
+  virtual bool gather_feed(int /*feed*/, const Tensor& /*data*/, const int64_t* /*rows*/, int64_t /*count*/) {
+    return false;
+  }
 
  protected:
   /// `slots` lists the instance's tensors in VarBinding::slot order.

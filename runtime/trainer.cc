@@ -258,7 +258,8 @@ int run_trainer(Model& model, int argc, char** argv) {
     const int64_t begin = (in_epoch * plan.shards + plan.shard) * plan.batch, count = std::min(plan.batch, rows - begin);
     for (int i = 0; i < m.num_feeds; ++i) {
       if (data[i].lod()) gather_sequences(data[i], order, begin, count, model.tensor(m.feeds[i]));
-      else gather_rows(data[i], order, begin, count, model.tensor(m.feeds[i]));
+      else if (!model.gather_feed(i, data[i], order.data() + begin, count))
+        gather_rows(data[i], order, begin, count, model.tensor(m.feeds[i]));
     }
     model.run();
     g_current_op = nullptr;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tools/gpu_suite.sh - the GPU suite (test/cuda's run cases, the kernel comparison, bench/cuda_bench.py)
+# tools/gpu_suite.sh - the GPU suite (test/cuda's run cases and gpu_extra_cases.txt, the kernel comparison,
+# bench/cuda_bench.py)
 # on a GPU machine that lacks fluidc's build dependencies: `pack` builds everything here into one archive,
 # `check` runs it there from the repository root, needing only bash, the CUDA driver, cuBLAS and python3
 # (with numpy, and PyTorch for the benchmark's peer).
@@ -8,7 +9,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-cases=test/cuda/cases.txt
+cases=(test/cuda/cases.txt test/cuda/gpu_extra_cases.txt)
 mode=${1:-}
 
 pack() {
@@ -20,7 +21,7 @@ pack() {
     # shellcheck disable=SC2086  # rest: BATCH and noreplay, as separate words
     test/cuda/cuda_case.sh prepare "$kind" "$build/bin/fluidc" "$stage/bin/npy_compare" \
       "test/fixtures/$fixture" "$stage/cases/$name" $rest > /dev/null
-  done < <(grep '^[a-z]' "$cases")
+  done < <(cat "${cases[@]}" | grep '^[a-z]')
   # The benchmark's programs, weights and binaries (needs Paddle: FLUIDC_PYTHON, as bench/run.sh).
   "${FLUIDC_PYTHON:-python3}" bench/cuda_bench.py prepare "$stage/bench" --fluidc "$build/bin/fluidc"
   tar -C .gpu -cf - stage | xz -6 -T0 > .gpu/pack.tar.xz
@@ -55,7 +56,7 @@ check() {
     else
       failed=$((failed + 1)); echo "FAIL cuda_run_$name (exit $rc): $(tail -3 "$out/case_$name.log" | tr '\n' ' ')"
     fi
-  done < <(grep '^[a-z]' "$cases")
+  done < <(cat "${cases[@]}" | grep '^[a-z]')
   set +e
   timeout 150 "$stage/bin/cuda_kernels_test" > "$out/cuda_kernels.log" 2>&1
   rc=$?

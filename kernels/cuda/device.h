@@ -65,10 +65,12 @@ void xent_hard(const float* sm, const void* label, bool label64, float* loss, in
                int64_t inner, int ignore_index, int* bad_label, cudaStream_t st);
 void xent_soft(const float* sm, const float* label, float* loss, int64_t outer, int64_t n, int64_t inner,
                cudaStream_t st);
+/// The gradients with respect to the logits, or with `probs` (use_softmax=false:
+/// `sm` holds the probabilities the program gave) with respect to them: -dLoss / p.
 void xent_hard_grad(const float* sm, const void* label, bool label64, const float* dloss, float* dx, int64_t outer,
-                    int64_t n, int64_t inner, int ignore_index, cudaStream_t st);
+                    int64_t n, int64_t inner, int ignore_index, bool probs, cudaStream_t st);
 void xent_soft_grad(const float* sm, const float* label, const float* dloss, float* dx, int64_t outer, int64_t n,
-                    int64_t inner, cudaStream_t st);
+                    int64_t inner, bool probs, cudaStream_t st);
 
 /// cross_entropy2 over rows of D probabilities: Y = -log(X[label]) and
 /// MatchX = X[label] (both 0 where ignored); the gradient -dY / MatchX at

@@ -128,7 +128,6 @@ void softmax_with_cross_entropy(const DTensor& logits, const DTensor& label, DTe
                                 const SoftmaxWithCrossEntropyAttrs& attrs) {
   const char* op = "softmax_with_cross_entropy";
   require_f32(op, "Logits", logits);
-  if (!attrs.use_softmax) rt::fail("softmax_with_cross_entropy: use_softmax=false has no CUDA kernel yet");
   int axis = 0;
   rt::Shape loss_shape;
   require_rule(op, shapes::softmax_xent_shape(logits.dshape(), attrs, axis, loss_shape));
@@ -136,8 +135,14 @@ void softmax_with_cross_entropy(const DTensor& logits, const DTensor& label, DTe
   const Split sp = split(logits.dshape(), axis);
   softmax.dresize(logits.dshape(), rt::DType::kFP32);
   loss.dresize(loss_shape, rt::DType::kFP32);
-  dev::softmax(f(logits), f(softmax), sp.outer, sp.n, sp.inner, stream());
-  cu::launched(op);
+  if (attrs.use_softmax) {
+    dev::softmax(f(logits), f(softmax), sp.outer, sp.n, sp.inner, stream());
+    cu::launched(op);
+  } else if (!same_storage(softmax, logits) && logits.dnumel()) {  // Logits already holds probabilities
+    cu::check(cudaMemcpyAsync(f(softmax), f(logits), static_cast<size_t>(logits.dnumel()) * sizeof(float),
+                              cudaMemcpyDeviceToDevice, stream()),
+              "softmax_with_cross_entropy (cudaMemcpyAsync)");
+  }
   // An out-of-range hard label gives a NaN loss, which the trainer stops on
   // (checking it here would read the labels back: a synchronisation per step).
   if (attrs.soft_label) dev::xent_soft(f(softmax), f(label), f(loss), sp.outer, sp.n, sp.inner, stream());
@@ -152,7 +157,6 @@ void softmax_with_cross_entropy_grad(const DTensor& label, const DTensor& softma
   if (!logits_grad) return;
   require_f32(op, "Softmax", softmax);
   require_f32(op, "Loss@GRAD", loss_grad);
-  if (!attrs.use_softmax) rt::fail("softmax_with_cross_entropy_grad: use_softmax=false has no CUDA kernel yet");
   int axis = 0;
   rt::Shape loss_shape;
   require_rule(op, shapes::softmax_xent_shape(softmax.dshape(), attrs, axis, loss_shape));
@@ -164,10 +168,11 @@ void softmax_with_cross_entropy_grad(const DTensor& label, const DTensor& softma
     rt::fail(std::string(op) + ": Logits@GRAD must not share storage with Label or Loss@GRAD");
   logits_grad->dresize(softmax.dshape(), rt::DType::kFP32);
   if (attrs.soft_label)
-    dev::xent_soft_grad(f(softmax), f(label), f(loss_grad), f(*logits_grad), sp.outer, sp.n, sp.inner, stream());
+    dev::xent_soft_grad(f(softmax), f(label), f(loss_grad), f(*logits_grad), sp.outer, sp.n, sp.inner,
+                        !attrs.use_softmax, stream());
   else
     dev::xent_hard_grad(f(softmax), label.dev().raw(), l64, f(loss_grad), f(*logits_grad), sp.outer, sp.n, sp.inner,
-                        attrs.ignore_index, stream());
+                        attrs.ignore_index, !attrs.use_softmax, stream());
   cu::launched(op);
 }
 

@@ -103,22 +103,24 @@ __global__ void xent_soft_k(const float* sm, const float* label, float* loss, in
 }
 
 __global__ void xent_hard_grad_k(const float* sm, const void* label, bool l64, const float* dloss, float* dx,
-                                 int64_t outer, int64_t n, int64_t inner, int ignore) {
+                                 int64_t outer, int64_t n, int64_t inner, int ignore, bool probs) {
   for (int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; k < outer * n * inner;
        k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t o = k / (n * inner), j = (k / inner) % n, in = k % inner, t = o * inner + in;
     const int64_t c = label_at(label, l64, t);
     const float gr = dloss[t];
-    dx[k] = c == ignore ? 0.f : (j == c ? sm[k] * gr - gr : sm[k] * gr);
+    if (c == ignore) dx[k] = 0.f;
+    else if (probs) dx[k] = j == c ? (-1.f / sm[k]) * gr : 0.f;
+    else dx[k] = j == c ? sm[k] * gr - gr : sm[k] * gr;
   }
 }
 
 __global__ void xent_soft_grad_k(const float* sm, const float* label, const float* dloss, float* dx, int64_t outer,
-                                 int64_t n, int64_t inner) {
+                                 int64_t n, int64_t inner, bool probs) {
   for (int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; k < outer * n * inner;
        k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t t = (k / (n * inner)) * inner + k % inner;
-    dx[k] = dloss[t] * (sm[k] - label[k]);
+    dx[k] = probs ? dloss[t] * (-label[k] / sm[k]) : dloss[t] * (sm[k] - label[k]);
   }
 }
 
@@ -191,15 +193,15 @@ void xent_soft(const float* sm, const float* label, float* loss, int64_t outer, 
 }
 
 void xent_hard_grad(const float* sm, const void* label, bool l64, const float* dloss, float* dx, int64_t outer,
-                    int64_t n, int64_t inner, int ignore, cudaStream_t st) {
+                    int64_t n, int64_t inner, int ignore, bool probs, cudaStream_t st) {
   const Grid g = grid_for(outer * n * inner);
-  xent_hard_grad_k<<<g.blocks, g.threads, 0, st>>>(sm, label, l64, dloss, dx, outer, n, inner, ignore);
+  xent_hard_grad_k<<<g.blocks, g.threads, 0, st>>>(sm, label, l64, dloss, dx, outer, n, inner, ignore, probs);
 }
 
 void xent_soft_grad(const float* sm, const float* label, const float* dloss, float* dx, int64_t outer, int64_t n,
-                    int64_t inner, cudaStream_t st) {
+                    int64_t inner, bool probs, cudaStream_t st) {
   const Grid g = grid_for(outer * n * inner);
-  xent_soft_grad_k<<<g.blocks, g.threads, 0, st>>>(sm, label, dloss, dx, outer, n, inner);
+  xent_soft_grad_k<<<g.blocks, g.threads, 0, st>>>(sm, label, dloss, dx, outer, n, inner, probs);
 }
 
 }  // namespace fluidc::kernels::cuda::dev

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/cuda/device_feeds.h"
 #include "runtime/error.h"
 #include "runtime/finite_check.h"
 
@@ -216,6 +217,32 @@ void CudaModel::drop_graph() {
   graph_ = nullptr;
 }
 
+bool CudaModel::gather_feed(int feed, const rt::Tensor& data, const int64_t* rows, int64_t count) {
+  if (!options().device_feeds || feed < 0 || feed >= info().num_feeds) return false;
+  init_context();
+  Use use(&ctx_);
+  if (device_feeds_.size() < static_cast<size_t>(info().num_feeds)) device_feeds_.resize(info().num_feeds);
+  auto& d = device_feeds_[feed];
+  if (!d) d = std::make_unique<DeviceFeed>();
+  const int64_t allocs = stats().device_allocs;
+  const bool was = d->on_device();
+  const bool staged = d->stage(data, rows, count, slot(info().feeds[feed]));
+  // A captured graph holds the old pointers, or gathers a feed that is now copied up (or the reverse).
+  if (stats().device_allocs != allocs || staged != was) drop_graph();
+  return staged;
+}
+
+bool CudaModel::staged_on_device(int feed) const {
+  return static_cast<size_t>(feed) < device_feeds_.size() && device_feeds_[feed] && device_feeds_[feed]->pending();
+}
+
+void CudaModel::run_step() {
+  const rt::ModelInfo& m = info();
+  for (size_t i = 0; i < device_feeds_.size(); ++i)
+    if (staged_on_device(static_cast<int>(i))) device_feeds_[i]->gather(slot(m.feeds[i]));
+  step();
+}
+
 void CudaModel::upload_persistables() {
   const rt::ModelInfo& m = info();
   for (int i = 0; i < m.num_persistables; ++i) slot(m.persistables[i]).upload();
@@ -249,7 +276,7 @@ void CudaModel::run() {
   bool same_feeds = m.num_feeds <= 16;
   for (int i = 0; i < m.num_feeds; ++i) {
     DTensor& f = slot(m.feeds[i]);
-    f.upload();
+    if (!staged_on_device(i)) f.upload();
     if (i < 16) same_feeds = same_feeds && f.shape() == last_feeds_[i];
   }
   if (graph_ && !feeds_match_capture()) drop_graph();  // tensors hold other shapes now: capture again later
@@ -265,7 +292,7 @@ void CudaModel::run() {
     check(cudaStreamBeginCapture(ctx_.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
     ctx_.capturing = true;
     try {
-      step();
+      run_step();
     } catch (...) {
       ctx_.capturing = false;
       cudaStreamEndCapture(ctx_.stream, &g);
@@ -285,11 +312,13 @@ void CudaModel::run() {
     ++st.graph_launches;
   } else {
     ctx_.host_work = false;
-    step();
+    run_step();
     // A step with host work (an op without a CUDA kernel, a condition read
     // back) is never captured: the graph would leave that work out.
     last_eager_clean_ = st.device_allocs == allocs0 && !ctx_.host_work;
   }
+  for (auto& d : device_feeds_)  // gathered by run_step, or by the graph's replay of it
+    if (d && d->pending()) ++st.device_gathers, d->done();
   for (int i = 0; i < m.num_feeds && i < 16; ++i) last_feeds_[i] = slot(m.feeds[i]).shape();
   for (int i = 0; i < m.num_fetches; ++i) slot(m.fetches[i]).download_async();
   if (m.loss) slot(*m.loss).download_async();
@@ -314,12 +343,13 @@ void print_stats() {
   const Stats& s = stats();
   std::fprintf(stderr,
                "cuda-stats: %lld steps, %lld graph launches (%lld captures), %lld kernel launches issued, "
-               "%lld cudaMalloc calls (%lld bytes), %lld ops run on the host; last step: %lld cudaMalloc calls, "
-               "%lld kernel launches%s\n",
+               "%lld cudaMalloc calls (%lld bytes), %lld ops run on the host, %lld feeds gathered on the device; "
+               "last step: %lld cudaMalloc calls, %lld kernel launches%s\n",
                static_cast<long long>(s.steps), static_cast<long long>(s.graph_launches),
                static_cast<long long>(s.captures), static_cast<long long>(s.kernel_launches),
                static_cast<long long>(s.device_allocs), static_cast<long long>(s.device_bytes),
-               static_cast<long long>(s.host_ops), static_cast<long long>(s.last_step_allocs), static_cast<long long>(s.last_step_launches),
+               static_cast<long long>(s.host_ops), static_cast<long long>(s.device_gathers),
+               static_cast<long long>(s.last_step_allocs), static_cast<long long>(s.last_step_launches),
                s.graph_launches && s.last_step_launches == 0 ? " (a graph replay)" : "");
 }
 
@@ -332,6 +362,8 @@ int run_cuda_model_main(int argc, char** argv, const rt::ModelInfo& info) {
     const std::string a = argv[i];
     if (a == "--no-cuda-graph") {
       options().graphs = false;
+    } else if (a == "--feeds-from-host") {
+      options().device_feeds = false;
     } else if (a == "--cuda-stats") {
       options().stats = true;
     } else if (a == "--device" || a.rfind("--device=", 0) == 0) {

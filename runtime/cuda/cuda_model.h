@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "runtime/model.h"
 #include "runtime/tensor.h"
@@ -22,11 +24,14 @@ struct CUgraphExec_st;
 
 namespace fluidc::cu {
 
+class DeviceFeed;
+
 /// Process-wide settings from the binary's command line (run_cuda_model_main).
 struct Options {
   int device = 0;          ///< --device N
   bool graphs = true;      ///< --no-cuda-graph turns capture off
   bool stats = false;      ///< --cuda-stats: print the counters below at exit
+  bool device_feeds = true;  ///< --feeds-from-host: copy each batch up instead (device_feeds.h)
 };
 Options& options();
 
@@ -41,6 +46,7 @@ struct Stats {
   int64_t last_step_allocs = 0; ///< cudaMalloc calls during the last step
   int64_t last_step_launches = 0;  ///< kernel launches issued by the last step (0 when it was a replay)
   int64_t host_ops = 0;         ///< ops run on the host for want of a CUDA kernel (runtime/cuda/host_ops.h)
+  int64_t device_gathers = 0;   ///< feeds gathered from a data set on the device (device_feeds.h)
 };
 Stats& stats();
 
@@ -135,6 +141,8 @@ class CudaModel : public rt::Model {
   /// uploaded at the first step, like loaded parameters).
   void startup() final;
   void sync_to_host() override;
+  /// Keeps the data set on the device and gathers the rows there, inside the step (device_feeds.h).
+  bool gather_feed(int feed, const rt::Tensor& data, const int64_t* rows, int64_t count) override;
 
  protected:
   CudaModel(const rt::ModelInfo& info, rt::Tensor* const* slots);
@@ -148,6 +156,9 @@ class CudaModel : public rt::Model {
   void upload_persistables();
   bool feeds_match_capture() const;
   void drop_graph();
+  /// The feeds' device gathers (if staged), then step(): what an eager run or a capture executes.
+  void run_step();
+  bool staged_on_device(int feed) const;
   DTensor& slot(const rt::VarBinding& b) { return static_cast<DTensor&>(tensor(b)); }
 
   Context ctx_;
@@ -155,6 +166,7 @@ class CudaModel : public rt::Model {
   rt::Shape captured_[16];       ///< feed shapes the graph was captured with (first 16 feeds)
   rt::Shape last_feeds_[16];     ///< feed shapes of the previous eager step
   bool last_eager_clean_ = false;  ///< the previous step ran eagerly, allocated nothing, same feeds
+  std::vector<std::unique_ptr<DeviceFeed>> device_feeds_;  ///< per feed, made by gather_feed
 };
 
 /// main() of a CUDA binary: takes --device N, --no-cuda-graph and

@@ -24,6 +24,8 @@ if [ "$kind" = train ]; then
     data+=(--data "$(basename "$f" .npy)=$f")
   done
   steps=(--params "$fixture/init.pdiparams" --batch-size "$batch" --steps 20 --no-shuffle --log-every 5)
+  # Shuffled batches: the CUDA trainer gathers rows in any order on the device (runtime/cuda/device_feeds.h).
+  shuffled=(--params "$fixture/init.pdiparams" --batch-size "$batch" --steps 20 --seed 3 --log-every 5)
 else
   program=("$fixture/model.pdmodel")
   [ -f "$fixture/model.pdiparams" ] && program+=(--params "$fixture/model.pdiparams")
@@ -45,6 +47,7 @@ cpu_reference() {
   if [ "$kind" = train ]; then
     "$work/cpu_bin" "${data[@]}" "${steps[@]}" --losses-out "$work/losses_cpu.npy" \
       --save "$work/final_cpu.pdiparams" > /dev/null
+    "$work/cpu_bin" "${data[@]}" "${shuffled[@]}" --losses-out "$work/losses_cpu_shuffled.npy" > /dev/null
   else
     local expected case
     for expected in "$fixture"/expected_*.npy; do
@@ -76,9 +79,15 @@ check_train() {
   else
     grep -q "graph launches" "$work/stats.txt"
   fi
-  # Without the graph: the same losses.
-  "$work/cuda_bin" "${data[@]}" "${steps[@]}" --no-cuda-graph --losses-out "$work/losses_nograph.npy" > /dev/null
+  # The training data lives on the device: every step's feeds were gathered there.
+  grep -Eq "ops run on the host, [1-9][0-9]* feeds gathered on the device" "$work/stats.txt"
+  # Without the graph, each batch copied up from the host: the same losses.
+  "$work/cuda_bin" "${data[@]}" "${steps[@]}" --no-cuda-graph --feeds-from-host \
+    --losses-out "$work/losses_nograph.npy" > /dev/null
   "$compare" "$work/losses_nograph.npy" "$work/losses_cpu.npy" --rtol 1e-4
+  # Shuffled batches, gathered on the device: the CPU binary's losses for the same seed.
+  "$work/cuda_bin" "${data[@]}" "${shuffled[@]}" --losses-out "$work/losses_shuffled.npy" > /dev/null
+  "$compare" "$work/losses_shuffled.npy" "$work/losses_cpu_shuffled.npy" --rtol 1e-4
 }
 
 check_infer() {

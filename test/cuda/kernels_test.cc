@@ -14,6 +14,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "kernels/cuda/op_list.h"
 #include "kernels/cuda/ops.h"
@@ -137,16 +138,18 @@ void run_cases(fluidc::cu::ContextScope& ctx) {
     covered.insert({"matmul", "matmul_grad"});
     k::MatmulAttrs a;
     a.transpose_X = c.tx, a.transpose_Y = c.ty, a.alpha = 0.5f;
-    Shape xs = c.x;
+    // The cases give the shapes of op(X) and op(Y); a transposed operand is stored the other way round.
+    Shape xs = c.x, ys = c.y;
     if (c.tx && xs.rank >= 2) std::swap(xs.d[xs.rank - 1], xs.d[xs.rank - 2]);
-    Tensor x = rnd(xs), y = rnd(c.y), out, dx, dy;
+    if (c.ty && ys.rank >= 2) std::swap(ys.d[ys.rank - 1], ys.d[ys.rank - 2]);
+    Tensor x = rnd(xs), y = rnd(ys), out, dx, dy;
     k::matmul(x, y, out, a);
     Tensor g = rnd(out.shape());
     k::matmul_grad(x, y, g, &dx, &dy, a);
     DTensor &X = dev(x), &Y = dev(y), &G = dev(g), &O = dev_out(), &DX = dev_out(), &DY = dev_out();
     kc::matmul(X, Y, O, a);
     kc::matmul_grad(X, Y, G, &DX, &DY, a);
-    const std::string n = "matmul (v1, alpha 0.5) " + xs.str() + (c.tx ? "^T" : "") + " @ " + c.y.str() + (c.ty ? "^T" : "");
+    const std::string n = "matmul (v1, alpha 0.5) " + xs.str() + (c.tx ? "^T" : "") + " @ " + ys.str() + (c.ty ? "^T" : "");
     compare(ctx, n, out, O), compare(ctx, n + " grad X", dx, DX), compare(ctx, n + " grad Y", dy, DY);
   }
   // ---- elementwise, with Paddle's broadcasting
@@ -364,11 +367,19 @@ void run_cases(fluidc::cu::ContextScope& ctx) {
     compare(ctx, "softmax axis " + std::to_string(axis), out, O);
     compare(ctx, "softmax_grad axis " + std::to_string(axis), dx, DX);
   }
-  for (bool soft : {false, true}) {
+  // use_softmax=false: Logits are probabilities already (rows of a softmax, so the logs are finite).
+  for (auto [soft, use_softmax] : {std::pair{false, true}, std::pair{true, true}, std::pair{false, false},
+                                   std::pair{true, false}}) {
     covered.insert({"softmax_with_cross_entropy", "softmax_with_cross_entropy_grad"});
     k::SoftmaxWithCrossEntropyAttrs a;
-    a.soft_label = soft;
+    a.soft_label = soft, a.use_softmax = use_softmax;
     Tensor logits = rnd({6, 10}, -5, 5), sm, loss, dx;
+    if (!use_softmax) {
+      k::SoftmaxAttrs norm;
+      Tensor p;
+      k::softmax(logits, p, norm);
+      logits.copy_from(p);
+    }
     Tensor label = soft ? Tensor() : labels({6, 1}, 10, a.ignore_index);
     if (soft) {
       label = rnd({6, 10}, 0, 1);
@@ -383,7 +394,8 @@ void run_cases(fluidc::cu::ContextScope& ctx) {
     DTensor &L = dev(logits), &LB = dev(label), &G = dev(g), &SM = dev_out(), &LS = dev_out(), &DX = dev_out();
     kc::softmax_with_cross_entropy(L, LB, SM, LS, a);
     kc::softmax_with_cross_entropy_grad(LB, SM, G, &DX, a);
-    const std::string n = soft ? "softmax_with_cross_entropy (soft)" : "softmax_with_cross_entropy (hard, one ignored)";
+    const std::string n = std::string(soft ? "softmax_with_cross_entropy (soft" : "softmax_with_cross_entropy (hard, one ignored") +
+                          (use_softmax ? ")" : ", use_softmax=false)");
     compare(ctx, n + " softmax", sm, SM), compare(ctx, n + " loss", loss, LS), compare(ctx, n + " grad", dx, DX);
   }
   {
