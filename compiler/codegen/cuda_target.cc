@@ -89,6 +89,13 @@ std::vector<std::string> tensors_of(const EmitCtx& c, bool inputs) {
   return ids;
 }
 
+// The first input slot of the op that its CUDA kernel does not take ("" when none is given).
+std::string host_only_input_given(const EmitCtx& c) {
+  for (const auto& v : c.op().inputs())
+    if (!v.arguments().empty() && kernels::cuda::host_only_input(c.def().type, v.parameter())) return v.parameter();
+  return "";
+}
+
 class CudaTarget final : public Target {
  public:
   const char* name() const override { return "cuda"; }
@@ -118,6 +125,8 @@ class CudaTarget final : public Target {
       c.def().emit_cuda(c);
     } else if (runs_on_host(c.def())) {
       emit_on_host(c, "no CUDA kernel");
+    } else if (const std::string slot = host_only_input_given(c); !slot.empty()) {
+      emit_on_host(c, fmt::format("its {} input is not taken on the device", slot).c_str());
     } else if (const std::vector<std::string> ins = tensors_of(c, true);
                kernels::cuda::float32_only(c.def().type) && !ins.empty()) {
       // Checked at run time: the dtypes a program declares are not always

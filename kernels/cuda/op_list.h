@@ -31,6 +31,25 @@ inline constexpr std::string_view kAnyDtypeOpTypes[] = {
     "softmax_with_cross_entropy", "softmax_with_cross_entropy_grad",
 };
 
+/// Input slots a CUDA kernel does not take (their values would be read back
+/// to the host in the middle of the step): an op given one of them runs on
+/// the host instead (runtime/cuda/host_ops.h).
+struct HostOnlyInputs {
+  std::string_view type;
+  std::string_view slots[3];
+};
+inline constexpr HostOnlyInputs kHostOnlyInputs[] = {
+    {"fill_constant", {"ValueTensor", "ShapeTensor", "ShapeTensorList"}},
+    {"reshape2", {"Shape", "ShapeTensor", ""}},
+};
+
+/// Whether `type`'s CUDA kernel refuses an input in `slot`.
+inline bool host_only_input(std::string_view type, std::string_view slot) {
+  for (const HostOnlyInputs& h : kHostOnlyInputs)
+    if (h.type == type) return std::find(std::begin(h.slots), std::end(h.slots), slot) != std::end(h.slots);
+  return false;
+}
+
 /// Whether `type`'s CUDA kernel needs float32 inputs.
 inline bool float32_only(std::string_view type) {
   return std::find(std::begin(kAnyDtypeOpTypes), std::end(kAnyDtypeOpTypes), type) == std::end(kAnyDtypeOpTypes);

@@ -7,11 +7,11 @@
 # writes the CPU binary's outputs into WORK_DIR; check (no fluidc needed) runs the CUDA binary from
 # WORK_DIR and compares.
 # usage: cuda_case.sh build|run|prepare|check train|infer FLUIDC NPY_COMPARE FIXTURE_DIR WORK_DIR
-#        [BATCH_SIZE [noreplay]]   (check ignores FLUIDC)
+#        [BATCH_SIZE [noreplay]]   (train)   [PADDLE_RTOL]   (infer; default 1e-5)   (check ignores FLUIDC)
 # noreplay: the last of the 20 steps has other feed shapes (a partial batch), so it runs eagerly.
 set -euo pipefail
 source "$(dirname "$0")/../e2e/fixture_feeds.sh"
-mode=$1 kind=$2 fluidc=$3 compare=$4 fixture=$5 work=$6 batch=${7:-0} replay=${8:-replay}
+mode=$1 kind=$2 fluidc=$3 compare=$4 fixture=$5 work=$6 batch=${7:-0} replay=${8:-replay} paddle_rtol=${7:-1e-5}
 # No GPU device node: the run case skips before compiling (its build case compiles the same program).
 if { [ "$mode" = run ] || [ "$mode" = check ]; } && ! ls /dev/nvidia[0-9]* > /dev/null 2>&1; then
   echo "no NVIDIA device node (/dev/nvidiaN): skipped" >&2
@@ -101,8 +101,9 @@ check_infer() {
     rc=$?
     set -e
     [ $rc -eq 0 ] || exit $rc
-    # 1e-5 relative as the issue asks; atol as test/e2e/infer_case.sh (softmax near zero).
-    "$compare" "$work/cuda_$case"/*.npy "$expected" --rtol 1e-5 --atol 1e-7
+    # 1e-5 relative as the issue asks, unless the CPU binary's own e2e case needs more against Paddle
+    # (PADDLE_RTOL, with its reason there); atol as test/e2e/infer_case.sh (softmax near zero).
+    "$compare" "$work/cuda_$case"/*.npy "$expected" --rtol "$paddle_rtol" --atol 1e-7
     "$compare" "$work/cuda_$case"/*.npy "$work/cpu_$case"/*.npy --rtol 1e-5 --atol 1e-7
     cases=$((cases + 1))
   done
