@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "compiler/codegen/cuda_support.h"
 #include "compiler/codegen/runtime_dirs.h"
 #include "compiler/codegen/target.h"
 #include "compiler/ir/op_role.h"
@@ -21,6 +22,9 @@
 #include "kernels/cuda/op_list.h"
 
 namespace fluidc {
+
+bool has_cuda_kernel(const ops::OpDef& def) { return def.emit_cuda || kernels::cuda::has_kernel(def.type); }
+
 namespace {
 
 // Ampere and Hopper; the generated file itself has no device code (the
@@ -65,8 +69,6 @@ const char* const kLibs[] = {"-lfluidc_cuda_kernels", "-lfluidc_cuda_runtime", "
 // The startup program runs once, on the host kernels; the emitter names
 // its block methods startup_blockN.
 bool in_startup(const EmitCtx& c) { return c.block_fn(0).rfind("startup_", 0) == 0; }
-
-bool has_device_kernel(const ops::OpDef& def) { return def.emit_cuda || kernels::cuda::has_kernel(def.type); }
 
 // The gradient of an op that runs a sub-block (conditional_block_grad,
 // while_grad) restores and copies host tensors between its block runs; that
@@ -150,7 +152,7 @@ class CudaTarget final : public Target {
   }
   std::string release_statement(const std::string& member) const override { return member + ".release();"; }
   bool runs_on_host(const ops::OpDef& def) const override {
-    return !def.has(ops::kFeed) && !def.has(ops::kFetch) && !has_device_kernel(def);
+    return !def.has(ops::kFeed) && !def.has(ops::kFetch) && !has_cuda_kernel(def);
   }
   bool uses_host_plans() const override { return false; }
   std::string own_compiler() const override { return toolchain().nvcc; }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/codegen/cuda_support.h"
 #include "compiler/ops/registry.h"
 
 namespace fluidc {
@@ -56,7 +57,7 @@ void print_op_table() {
   fmt::print("{:<36} {:<40} {:<4} {:<4}\n", "op", "gradient", "cpu", "cuda");
   for (const auto& def : ops::all_ops())
     fmt::print("{:<36} {:<40} {:<4} {:<4}\n", def.type, def.grad.empty() ? "-" : def.grad,
-               has_cpu_path(def) ? "yes" : "no", def.emit_cuda ? "yes" : "no");
+               has_cpu_path(def) ? "yes" : "no", has_cuda_kernel(def) ? "yes" : "no");
   fmt::print("\n{} ops\n", ops::all_ops().size());
 }
 
@@ -93,7 +94,7 @@ void print_op_table_markdown() {
         grad = fmt::format("`{}`{}", def->grad, g && has_cpu_path(*g) ? "" : " (no kernel)");
       }
       fmt::print("| `{}` | {} | {} | {} | {} | {} | {} |\n", def->type, slots(*def), grad,
-                 has_cpu_path(*def) ? "yes" : "no", def->emit_cuda ? "yes" : "no", attrs(*def), traits(*def));
+                 has_cpu_path(*def) ? "yes" : "no", has_cuda_kernel(*def) ? "yes" : "no", attrs(*def), traits(*def));
     }
   }
 }

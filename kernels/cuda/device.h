@@ -92,6 +92,33 @@ void adam(const float* p, const float* g, const float* lr, const float* m1, cons
 void adam_pows(const float* b1p, const float* b2p, float* b1o, float* b2o, const float* beta1_dev,
                const float* beta2_dev, float beta1, float beta2, cudaStream_t st);
 
+/// gelu (erf form, or tanh form with `approximate`) and its gradient from X.
+void gelu(const float* x, float* out, int64_t n, bool approximate, cudaStream_t st);
+void gelu_grad(const float* x, const float* dout, float* dx, int64_t n, bool approximate, cudaStream_t st);
+
+/// layer_norm over rows of `cols`: y = (x - mean) / sqrt(var + eps) * scale + bias (each optional), the
+/// population mean and variance of each row accumulated in double (mean/var may be null).
+void layer_norm(const float* x, const float* scale, const float* bias, float* y, float* mean, float* var, int64_t rows,
+                int64_t cols, float eps, cudaStream_t st);
+/// Its gradients (each output may be null), in double as the CPU kernel: dx per row; dscale and dbias summed
+/// over the rows, one column per thread in row order (deterministic).
+void layer_norm_grad(const float* x, const float* scale, const float* mean, const float* var, const float* dy,
+                     float* dx, float* dscale, float* dbias, int64_t rows, int64_t cols, float eps, cudaStream_t st);
+
+/// Embedding lookup: out row i = W row ids[i] (int64 or int32 ids); zeros for the padding id, NaN for an id
+/// outside W (found without reading the ids back: the loss turns NaN and the trainer stops).
+void embedding(const void* ids, bool ids64, const float* w, float* out, int64_t n, int64_t rows, int64_t d,
+               int64_t pad, cudaStream_t st);
+/// W@GRAD: zeros, then each dOut row added into the row its id names (atomic adds: their order varies),
+/// the padding row only when `grad_pad`.
+void embedding_grad(const void* ids, bool ids64, const float* dout, float* dw, int64_t n, int64_t rows, int64_t d,
+                    int64_t pad, bool grad_pad, cudaStream_t st);
+
+/// Any dtype's elements (elem_bytes 1, 2, 4 or 8): out[i] = in[offset of i under s.a] (gather: slices and
+/// transposes), or with `scatter` out[offset of i under s.a] = in[i] (a slice's gradient).
+void strided_copy(const void* in, void* out, int elem_bytes, int64_t n, const Strided& s, bool scatter,
+                  cudaStream_t st);
+
 /// Launch geometry of the elementwise kernels: 256 threads, at most
 /// 65536 blocks, grid-stride beyond (unit-tested on the host).
 struct Grid {

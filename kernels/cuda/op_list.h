@@ -14,11 +14,13 @@ namespace fluidc::kernels::cuda {
 inline constexpr std::string_view kOpTypes[] = {
     "abs", "abs_grad", "adam", "assign", "cast", "cross_entropy2", "cross_entropy_grad2", "elementwise_add", "elementwise_add_grad", "elementwise_div", "elementwise_div_grad",
     "elementwise_mul", "elementwise_mul_grad", "elementwise_sub", "elementwise_sub_grad", "exp", "exp_grad", "fill_any_like", "fill_constant",
-    "fill_zeros_like", "flatten_contiguous_range", "flatten_contiguous_range_grad", "log", "log_grad", "matmul",
+    "fill_zeros_like", "flatten_contiguous_range", "flatten_contiguous_range_grad", "gelu", "gelu_grad", "layer_norm",
+    "layer_norm_grad", "log", "log_grad", "lookup_table_v2", "lookup_table_v2_grad", "matmul",
     "matmul_grad", "matmul_v2", "matmul_v2_grad", "mean", "mean_grad", "momentum", "mul", "mul_grad", "reduce_mean",
     "reduce_mean_grad", "reduce_sum", "reduce_sum_grad", "relu", "relu_grad", "reshape2", "reshape2_grad",
-    "scale", "sgd", "sigmoid", "sigmoid_grad", "softmax", "softmax_grad", "softmax_with_cross_entropy",
-    "softmax_with_cross_entropy_grad", "sqrt", "sqrt_grad", "square", "square_grad", "sum", "tanh", "tanh_grad",
+    "scale", "sgd", "sigmoid", "sigmoid_grad", "slice", "slice_grad", "softmax", "softmax_grad", "softmax_with_cross_entropy",
+    "softmax_with_cross_entropy_grad", "sqrt", "sqrt_grad", "square", "square_grad", "squeeze2", "squeeze2_grad", "sum",
+    "tanh", "tanh_grad", "transpose2", "transpose2_grad", "unsqueeze2", "unsqueeze2_grad",
 };
 
 /// The CUDA kernels that take tensors of other dtypes than float32 (casts,
@@ -27,8 +29,9 @@ inline constexpr std::string_view kOpTypes[] = {
 /// when one of its inputs is not float32.
 inline constexpr std::string_view kAnyDtypeOpTypes[] = {
     "assign", "cast", "cross_entropy2", "cross_entropy_grad2", "fill_any_like", "fill_constant", "fill_zeros_like",
-    "flatten_contiguous_range", "flatten_contiguous_range_grad", "reshape2", "reshape2_grad",
-    "softmax_with_cross_entropy", "softmax_with_cross_entropy_grad",
+    "flatten_contiguous_range", "flatten_contiguous_range_grad", "lookup_table_v2", "lookup_table_v2_grad",
+    "reshape2", "reshape2_grad", "slice", "slice_grad", "softmax_with_cross_entropy", "softmax_with_cross_entropy_grad",
+    "squeeze2", "squeeze2_grad", "transpose2", "transpose2_grad", "unsqueeze2", "unsqueeze2_grad",
 };
 
 /// Input slots a CUDA kernel does not take (their values would be read back
@@ -36,11 +39,14 @@ inline constexpr std::string_view kAnyDtypeOpTypes[] = {
 /// the host instead (runtime/cuda/host_ops.h).
 struct HostOnlyInputs {
   std::string_view type;
-  std::string_view slots[3];
+  std::string_view slots[4];
 };
 inline constexpr HostOnlyInputs kHostOnlyInputs[] = {
-    {"fill_constant", {"ValueTensor", "ShapeTensor", "ShapeTensorList"}},
-    {"reshape2", {"Shape", "ShapeTensor", ""}},
+    {"fill_constant", {"ValueTensor", "ShapeTensor", "ShapeTensorList", ""}},
+    {"reshape2", {"Shape", "ShapeTensor", "", ""}},
+    {"slice", {"StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList"}},
+    {"slice_grad", {"StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList"}},
+    {"unsqueeze2", {"AxesTensor", "AxesTensorList", "", ""}},
 };
 
 /// Whether `type`'s CUDA kernel refuses an input in `slot`.

@@ -11,14 +11,18 @@
 #pragma once
 
 #include "kernels/activation.h"
+#include "kernels/activation_more.h"
 #include "kernels/elementwise.h"
 #include "kernels/fill.h"
+#include "kernels/index.h"
 #include "kernels/loss.h"
 #include "kernels/matmul.h"
+#include "kernels/norm.h"
 #include "kernels/optimizer.h"
 #include "kernels/reduce.h"
 #include "kernels/reshape.h"
 #include "kernels/tensor_manip.h"
+#include "kernels/transpose.h"
 #include "runtime/cuda/cuda_model.h"
 
 namespace fluidc::kernels::cuda {
@@ -96,6 +100,33 @@ void reshape2(const DTensor& x, const DTensor* shape, const DTensor* const* shap
 void reshape2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad);
 void flatten_contiguous_range(const DTensor& x, DTensor& out, DTensor* x_shape, const FlattenAttrs& attrs);
 void flatten_contiguous_range_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad);
+void squeeze2(const DTensor& x, DTensor& out, DTensor* x_shape, const Squeeze2Attrs& attrs);
+void squeeze2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad);
+void unsqueeze2(const DTensor& x, const DTensor* axes_tensor, const DTensor* const* axes_list, int num_axes_list,
+                DTensor& out, DTensor* x_shape, const Unsqueeze2Attrs& attrs);
+void unsqueeze2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad);
+
+// layout.cc (strided copies, any dtype; slice bounds from the attributes)
+void slice(const DTensor& input, const DTensor* starts_tensor, const DTensor* ends_tensor,
+           const DTensor* const* starts_list, int num_starts, const DTensor* const* ends_list, int num_ends,
+           DTensor& out, const SliceAttrs& attrs);
+void slice_grad(const DTensor& input, const DTensor* starts_tensor, const DTensor* ends_tensor,
+                const DTensor* const* starts_list, int num_starts, const DTensor* const* ends_list, int num_ends,
+                const DTensor& out_grad, DTensor* input_grad, const SliceAttrs& attrs);
+void transpose2(const DTensor& x, DTensor& out, DTensor* x_shape, const TransposeAttrs& attrs);
+void transpose2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad, const TransposeAttrs& attrs);
+
+// transformer.cc (gelu, layer_norm, the embedding lookup)
+void gelu(const DTensor& x, DTensor& out, const GeluAttrs& a);
+void gelu_grad(const DTensor& x, const DTensor& out_grad, DTensor* x_grad, const GeluAttrs& a);
+void layer_norm(const DTensor& x, const DTensor* scale, const DTensor* bias, DTensor& y, DTensor* mean,
+                DTensor* variance, const LayerNormAttrs& attrs);
+void layer_norm_grad(const DTensor& x, const DTensor* scale, const DTensor* bias, const DTensor& mean,
+                     const DTensor& variance, const DTensor& y_grad, DTensor* x_grad, DTensor* scale_grad,
+                     DTensor* bias_grad, const LayerNormAttrs& attrs);
+void lookup_table_v2(const DTensor& ids, const DTensor& w, DTensor& out, const LookupTableV2Attrs& attrs);
+void lookup_table_v2_grad(const DTensor& ids, const DTensor& w, const DTensor& out_grad, DTensor* w_grad,
+                          const LookupTableV2Attrs& attrs);
 
 // cross_entropy.cc (over probabilities; hard int32/int64 labels)
 void cross_entropy2(const DTensor& x, const DTensor& label, DTensor& y, DTensor& x_shape, DTensor& match_x,

@@ -1,4 +1,4 @@
-// kernels/cuda/reshape.cc - reshape2 and flatten_contiguous_range (and gradients): a device copy under a new shape.
+// kernels/cuda/reshape.cc - reshape2, flatten_contiguous_range, squeeze2, unsqueeze2 (and gradients): a device copy under a new shape.
 #include <string>
 
 #include "kernels/cuda/kernel_util.h"
@@ -54,6 +54,24 @@ void flatten_contiguous_range(const DTensor& x, DTensor& out, DTensor* x_shape, 
   copy_reshaped(op, x, s, out, x_shape);
 }
 
+void squeeze2(const DTensor& x, DTensor& out, DTensor* x_shape, const Squeeze2Attrs& attrs) {
+  const char* op = "squeeze2";
+  require_dev(op, "X", x);
+  rt::Shape s;
+  require_rule(op, shapes::squeeze_shape(x.dshape(), attrs.axes, s));
+  copy_reshaped(op, x, s, out, x_shape);
+}
+
+void unsqueeze2(const DTensor& x, const DTensor* axes_tensor, const DTensor* const* axes_list, int num_axes_list,
+                DTensor& out, DTensor* x_shape, const Unsqueeze2Attrs& attrs) {
+  const char* op = "unsqueeze2";
+  require_dev(op, "X", x);
+  if (axes_tensor || num_axes_list > 0) rt::fail("unsqueeze2: AxesTensor inputs have no CUDA kernel (they run on the host)");
+  rt::Shape s;
+  require_rule(op, shapes::unsqueeze_shape(x.dshape(), attrs.axes, s));
+  copy_reshaped(op, x, s, out, x_shape);
+}
+
 void reshape2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad) {
   const char* op = "reshape2_grad";
   if (!x_grad) return;
@@ -67,6 +85,12 @@ void reshape2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_g
 }
 
 void flatten_contiguous_range_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad) {
+  reshape2_grad(x_shape, out_grad, x_grad);
+}
+void squeeze2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad) {
+  reshape2_grad(x_shape, out_grad, x_grad);
+}
+void unsqueeze2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad) {
   reshape2_grad(x_shape, out_grad, x_grad);
 }
 

@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kernels/cuda/op_list.h"
 #include "kernels/cuda/ops.h"
@@ -96,6 +97,126 @@ void compare(fluidc::cu::ContextScope& ctx, const std::string& what, const Tenso
     ++failures;
   } else {
     std::printf("ok   %s\n", what.c_str());
+  }
+}
+
+// ---- slice, transpose2, squeeze2, unsqueeze2: strided copies (any dtype)
+void run_layout_cases(fluidc::cu::ContextScope& ctx) {
+  struct SliceCase {
+    Shape x;
+    std::vector<int> axes, starts, ends, decrease;
+  };
+  for (const SliceCase& c : {SliceCase{{2, 4, 6}, {1, 2}, {1, -3}, {3, 100}, {}},
+                             SliceCase{{2, 4, 6}, {1}, {0}, {1}, {1}}, SliceCase{{3, 5}, {0}, {-1}, {3}, {0}}}) {
+    covered.insert({"slice", "slice_grad"});
+    k::SliceAttrs a;
+    a.axes = c.axes, a.starts = c.starts, a.ends = c.ends, a.decrease_axis = c.decrease;
+    Tensor x = rnd(c.x), out, dx;
+    k::slice(x, nullptr, nullptr, nullptr, 0, nullptr, 0, out, a);
+    Tensor g = rnd(out.shape());
+    k::slice_grad(x, nullptr, nullptr, nullptr, 0, nullptr, 0, g, &dx, a);
+    DTensor &X = dev(x), &G = dev(g), &O = dev_out(), &DX = dev_out();
+    kc::slice(X, nullptr, nullptr, nullptr, 0, nullptr, 0, O, a);
+    kc::slice_grad(X, nullptr, nullptr, nullptr, 0, nullptr, 0, G, &DX, a);
+    const std::string n = "slice of " + c.x.str() + " to " + out.shape().str();
+    compare(ctx, n, out, O), compare(ctx, n + " grad", dx, DX);
+  }
+  {  // an integer slice (a shape's entries), 8-byte elements
+    k::SliceAttrs a;
+    a.axes = {0}, a.starts = {1}, a.ends = {3};
+    Tensor x = labels({4}, 1000), out;
+    k::slice(x, nullptr, nullptr, nullptr, 0, nullptr, 0, out, a);
+    DTensor &X = dev(x), &O = dev_out();
+    kc::slice(X, nullptr, nullptr, nullptr, 0, nullptr, 0, O, a);
+    compare(ctx, "slice of int64[4]", out, O);
+  }
+  for (const std::vector<int>& axis : {std::vector<int>{0, 2, 1, 3}, std::vector<int>{2, 0, 3, 1}}) {
+    covered.insert({"transpose2", "transpose2_grad"});
+    k::TransposeAttrs a;
+    a.axis = axis;
+    Tensor x = rnd({2, 3, 4, 5}), out, xs, dx;
+    k::transpose2(x, out, &xs, a);
+    Tensor g = rnd(out.shape());
+    k::transpose2_grad(xs, g, &dx, a);
+    DTensor &X = dev(x), &G = dev(g), &O = dev_out(), &XS = dev_out(), &DX = dev_out();
+    kc::transpose2(X, O, &XS, a);
+    kc::transpose2_grad(XS, G, &DX, a);
+    const std::string n = "transpose2 to " + out.shape().str();
+    compare(ctx, n, out, O), compare(ctx, n + " grad", dx, DX);
+  }
+  {
+    covered.insert({"squeeze2", "squeeze2_grad", "unsqueeze2", "unsqueeze2_grad"});
+    k::Squeeze2Attrs sa;
+    sa.axes = {1};
+    k::Unsqueeze2Attrs ua;
+    ua.axes = {0, 2};
+    Tensor x = rnd({3, 1, 4}), sq, sxs, sdx, un, uxs, udx;
+    k::squeeze2(x, sq, &sxs, sa);
+    k::unsqueeze2(x, nullptr, nullptr, 0, un, &uxs, ua);
+    Tensor sg = rnd(sq.shape()), ug = rnd(un.shape());
+    k::squeeze2_grad(sxs, sg, &sdx);
+    k::unsqueeze2_grad(uxs, ug, &udx);
+    DTensor &X = dev(x), &SG = dev(sg), &UG = dev(ug), &SQ = dev_out(), &SXS = dev_out(), &SDX = dev_out(),
+            &UN = dev_out(), &UXS = dev_out(), &UDX = dev_out();
+    kc::squeeze2(X, SQ, &SXS, sa);
+    kc::unsqueeze2(X, nullptr, nullptr, 0, UN, &UXS, ua);
+    kc::squeeze2_grad(SXS, SG, &SDX);
+    kc::unsqueeze2_grad(UXS, UG, &UDX);
+    compare(ctx, "squeeze2", sq, SQ), compare(ctx, "squeeze2_grad", sdx, SDX);
+    compare(ctx, "unsqueeze2", un, UN), compare(ctx, "unsqueeze2_grad", udx, UDX);
+  }
+}
+
+// ---- gelu, layer_norm, lookup_table_v2
+void run_transformer_cases(fluidc::cu::ContextScope& ctx) {
+  for (bool approximate : {false, true}) {
+    covered.insert({"gelu", "gelu_grad"});
+    k::GeluAttrs a;
+    a.approximate = approximate;
+    Tensor x = rnd({5, 7}, -4, 4), g = rnd({5, 7}), out, dx;
+    k::gelu(x, out, a);
+    k::gelu_grad(x, g, &dx, a);
+    DTensor &X = dev(x), &G = dev(g), &O = dev_out(), &DX = dev_out();
+    kc::gelu(X, O, a);
+    kc::gelu_grad(X, G, &DX, a);
+    const std::string n = approximate ? "gelu (tanh form)" : "gelu (erf form)";
+    compare(ctx, n, out, O), compare(ctx, n + " grad", dx, DX);
+  }
+  // 300 columns: more than one pass of a block's 256 threads.
+  for (bool affine : {true, false}) {
+    covered.insert({"layer_norm", "layer_norm_grad"});
+    k::LayerNormAttrs a;
+    a.begin_norm_axis = 2;
+    Tensor x = rnd({3, 4, 300}, -2, 3), sc = rnd({300}), bi = rnd({300}), g = rnd({3, 4, 300}), y, mean, var, dx, ds,
+           db;
+    k::layer_norm(x, affine ? &sc : nullptr, affine ? &bi : nullptr, y, &mean, &var, a);
+    k::layer_norm_grad(x, affine ? &sc : nullptr, affine ? &bi : nullptr, mean, var, g, &dx, affine ? &ds : nullptr,
+                       &db, a);
+    DTensor &X = dev(x), &SC = dev(sc), &BI = dev(bi), &G = dev(g), &Y = dev_out(), &M = dev_out(), &V = dev_out(),
+            &DX = dev_out(), &DS = dev_out(), &DB = dev_out();
+    kc::layer_norm(X, affine ? &SC : nullptr, affine ? &BI : nullptr, Y, &M, &V, a);
+    kc::layer_norm_grad(X, affine ? &SC : nullptr, affine ? &BI : nullptr, M, V, G, &DX, affine ? &DS : nullptr, &DB,
+                        a);
+    const std::string n = affine ? "layer_norm" : "layer_norm (no scale, no bias)";
+    compare(ctx, n + " Y", y, Y), compare(ctx, n + " Mean", mean, M), compare(ctx, n + " Variance", var, V);
+    compare(ctx, n + " grad X", dx, DX), compare(ctx, n + " grad Bias", db, DB);
+    if (affine) compare(ctx, n + " grad Scale", ds, DS);
+  }
+  for (bool sparse : {false, true}) {
+    covered.insert({"lookup_table_v2", "lookup_table_v2_grad"});
+    k::LookupTableV2Attrs a;
+    a.padding_idx = 2, a.is_sparse = sparse;
+    Tensor ids = labels({4, 6}, 9), w = rnd({9, 5}), out, dw;
+    ids.data<int64_t>()[3] = 2;  // the padding id: zeros, and a gradient only with is_sparse
+    ids.data<int64_t>()[7] = ids.data<int64_t>()[8];  // a repeated id: its rows' gradients add up
+    k::lookup_table_v2(ids, w, out, a);
+    Tensor g = rnd(out.shape());
+    k::lookup_table_v2_grad(ids, w, g, &dw, a);
+    DTensor &IDS = dev(ids), &W = dev(w), &G = dev(g), &O = dev_out(), &DW = dev_out();
+    kc::lookup_table_v2(IDS, W, O, a);
+    kc::lookup_table_v2_grad(IDS, W, G, &DW, a);
+    const std::string n = sparse ? "lookup_table_v2 (is_sparse)" : "lookup_table_v2";
+    compare(ctx, n, out, O), compare(ctx, n + " grad", dw, DW);
   }
 }
 
@@ -414,6 +535,8 @@ void run_cases(fluidc::cu::ContextScope& ctx) {
     compare(ctx, "cross_entropy2 Y (one ignored)", y, Y), compare(ctx, "cross_entropy2 MatchX", m, M);
     compare(ctx, "cross_entropy_grad2", dx, DX);
   }
+  run_layout_cases(ctx);
+  run_transformer_cases(ctx);
   // ---- optimizers
   {
     covered.insert({"sgd", "momentum", "adam"});
