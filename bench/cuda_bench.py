@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 # bench/cuda_bench.py - the CUDA target against PyTorch eager CUDA on the same models, weights and data
-# (issue 13's rows): training steps of fit_a_line (batch 20) and the MLP 784-512-256-10 (batch 64, 4096).
+# (issue 13's rows): training steps of fit_a_line (batch 20), the MLP 784-512-256-10 (batch 64, 4096) and
+# the BERT-tiny-shaped encoder (batch 8).
 # `prepare` (no GPU; needs Paddle) writes the programs, initial weights and the `--target cuda` trainers;
 # `run` (on the GPU; needs numpy and PyTorch, not Paddle or fluidc) times them: medians of --reps runs,
 # each a steady-state interval after a warm-up interval. tools/gpu_suite.sh carries `prepare`'s output
 # to a GPU machine and calls `run` there.
 import argparse, json, os, re, statistics, subprocess, sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workloads import FitALine, Mlp  # noqa: E402
+from workloads import BertTiny, FitALine, Mlp  # noqa: E402
 
-# (model, batch, timed steps): the CPU table's models; batch 4096 is the cuBLAS-bound row.
-ROWS = [(FitALine(), 20, 2000), (Mlp(), 64, 500), (Mlp(), 4096, 100)]
+# (model, batch, timed steps): the CPU table's models; batch 4096 is the cuBLAS-bound row; BERT-tiny's step
+# runs wholly on the device since its ops have CUDA kernels.
+ROWS = [(FitALine(), 20, 2000), (Mlp(), 64, 500), (Mlp(), 4096, 100), (BertTiny(), 8, 200)]
 DATA_BATCHES = 8   # distinct batches of data; the trainer cycles through them (several epochs)
 LOSS_RTOL = 1e-4   # fluidc's and PyTorch's first-step losses must agree: else it is not one model
 
@@ -28,11 +31,13 @@ def prepare(out, fluidc):
         work.mkdir(exist_ok=True)
         prog = bench.paddle_programs(model, work)
         np.savez(work / "weights.npz", **prog["weights"])
+        if hasattr(model, "layer"):  # torch_module maps weights through the Paddle layer's structured names
+            (work / "layer_vars.json").write_text(json.dumps({k: v.name for k, v in model.layer.state_dict().items()}))
         subprocess.run([str(fluidc), "build", str(prog["main"]), "--startup", str(prog["startup"]),
                         "--target", "cuda", "-o", str(work / "trainer")], check=True)
         # Only what `run` needs travels: the binary, the initial weights in both formats.
         for f in work.iterdir():
-            if f.name not in ("trainer", "init.pdiparams", "weights.npz"):
+            if f.name not in ("trainer", "init.pdiparams", "weights.npz", "layer_vars.json"):
                 f.unlink()
         manifest[model.name] = {"trainer": "trainer", "init": "init.pdiparams", "weights": "weights.npz"}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
@@ -45,6 +50,22 @@ def save_data(data, work):
         np.save(work / f"{name}.npy", arr)
         args += ["--data", f"{name}={work / (name + '.npy')}"]
     return args
+
+
+class SavedLayer:
+    """What copy_structured reads of a Paddle layer (state_dict()'s names and their variables), as prepare()
+    saved it: the GPU machine has no Paddle."""
+
+    def __init__(self, path):
+        self.vars = json.loads(path.read_text())
+
+    def state_dict(self):
+        return {k: SimpleNamespace(name=v) for k, v in self.vars.items()}
+
+
+def to_device(x, dev):
+    """A batch's tensors (nested in tuples, as torch_batch returns them) on `dev`."""
+    return tuple(to_device(t, dev) for t in x) if isinstance(x, tuple) else x.to(dev)
 
 
 def fluidc_run(exe, init, data_args, batch, steps, extra=()):
@@ -69,7 +90,7 @@ def torch_cuda(model, weights, data, batch, steps):
     dev = torch.device("cuda")
     m = model.torch_module(weights).to(dev)
     opt, loss_fn = model.torch_optimizer(m.parameters()), model.torch_loss()
-    batches = [tuple(t.to(dev) for t in model.torch_batch({k: v[i * batch:(i + 1) * batch] for k, v in data.items()}))
+    batches = [to_device(model.torch_batch({k: v[i * batch:(i + 1) * batch] for k, v in data.items()}), dev)
                for i in range(DATA_BATCHES)]
 
     def step(x, y):
@@ -102,6 +123,8 @@ def run(pack, reps, json_out):
         work = pack / model.name
         exe, init = work / files["trainer"], work / files["init"]
         weights = dict(np.load(work / files["weights"]))
+        if (work / "layer_vars.json").exists():
+            model.layer = SavedLayer(work / "layer_vars.json")
         data = model.data(batch * DATA_BATCHES, np.random.default_rng(0))
         data_args = save_data(data, work)
         title = f"{model.name} train step, batch {batch}"

@@ -63,6 +63,28 @@ check() {
   set -e
   if [ $rc -eq 0 ]; then passed=$((passed + 1)); echo "PASS cuda_kernels"
   else failed=$((failed + 1)); echo "FAIL cuda_kernels (exit $rc): $(tail -5 "$out/cuda_kernels.log" | tr '\n' ' ')"; fi
+  # compute-sanitizer's memcheck over the kernel comparison and a few training steps, where it works.
+  if command -v compute-sanitizer > /dev/null; then
+    local what
+    for what in kernels train; do
+      set +e
+      if [ $what = kernels ]; then
+        timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$stage/bin/cuda_kernels_test" \
+          > "$out/memcheck_$what.log" 2>&1
+      else
+        local fx=test/fixtures/mlp_adam
+        timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$stage/cases/mlp_adam/cuda_bin" \
+          --data "x=$fx/data/x.npy" --data "label=$fx/data/label.npy" --params "$fx/init.pdiparams" \
+          --batch-size 32 --steps 4 > "$out/memcheck_$what.log" 2>&1
+      fi
+      rc=$?
+      set -e
+      if [ $rc -eq 0 ]; then passed=$((passed + 1)); echo "PASS memcheck_$what"
+      else failed=$((failed + 1)); echo "FAIL memcheck_$what (exit $rc): $(grep -m3 -E "ERROR|Invalid|error" "$out/memcheck_$what.log" | tr '\n' ' ')"; fi
+    done
+  else
+    echo "compute-sanitizer not found: memcheck not run"
+  fi
   echo "gpu suite: $passed passed, $failed failed"
   timeout 240 python3 bench/cuda_bench.py run "$stage/bench" --reps "${GPU_BENCH_REPS:-5}" --json "$out/cuda_bench.json" 2>&1 | tee "$out/cuda_bench.log" || true
   [ $failed -eq 0 ]
