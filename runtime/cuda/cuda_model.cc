@@ -357,7 +357,7 @@ void print_stats() {
 
 int run_cuda_model_main(int argc, char** argv, const rt::ModelInfo& info) {
   std::vector<char*> rest = {argv[0]};
-  bool info_only = false;
+  bool info_only = false, help = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--no-cuda-graph") {
@@ -377,12 +377,25 @@ int run_cuda_model_main(int argc, char** argv, const rt::ModelInfo& info) {
       options().device = static_cast<int>(d);
     } else {
       if (a == "--help" || a == "-h" || a == "--version") info_only = true;
+      if (a == "--help" || a == "-h") help = true;
       rest.push_back(argv[i]);
     }
   }
   rest.push_back(nullptr);
   const int n = static_cast<int>(rest.size()) - 1;
-  if (info_only) return rt::run_model_main(n, rest.data(), info);
+  if (info_only) {
+    const int rc = rt::run_model_main(n, rest.data(), info);
+    if (help) {
+      std::printf("\nCUDA (this binary was built with --target cuda):\n"
+                  "  --device N          the CUDA device to run on (default 0)\n"
+                  "  --no-cuda-graph     run every step's kernels eagerly instead of replaying a captured graph\n"
+                  "  --feeds-from-host   copy each training batch up from host memory (default: the data set\n"
+                  "                      is kept on the device when it fits and batches are gathered there)\n"
+                  "  --cuda-stats        at exit, print graph launches, kernel launches, cudaMalloc calls and\n"
+                  "                      host-run ops to stderr\n");
+    }
+    return rc;
+  }
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {

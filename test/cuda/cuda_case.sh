@@ -38,7 +38,8 @@ build_cuda() {
   echo "nvcc build of $(basename "$fixture") (--target cuda): $(echo "$(date +%s.%N) - $start" | bc) s"
   # Runs without a GPU: --version and --help need no device.
   "$work/cuda_bin" --version | grep -q "compiled by fluidc"
-  "$work/cuda_bin" --help > /dev/null
+  "$work/cuda_bin" --help > "$work/help.txt"
+  grep -q -- "--feeds-from-host" "$work/help.txt"  # the CUDA flags are listed
 }
 
 # The CPU binary's outputs, the reference the CUDA binary must reproduce.
