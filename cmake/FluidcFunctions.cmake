@@ -56,8 +56,9 @@ function(_fluidc_cuda_program name dir shown program params deps)
   endif()
   _fluidc_emitted_executable(${name} "${dir}" "${shown}" "${program} for CUDA" model.cu "${params_src}" "${deps}"
                              ${args})
+  find_library(FLUIDC_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED)  # the convolutions
   target_link_libraries(${name} PRIVATE Fluidc::cuda_kernels Fluidc::cuda_runtime Fluidc::kernels CUDA::cublas
-                                        CUDA::cudart)
+                                        ${FLUIDC_CUDNN_LIBRARY} CUDA::cudart)
   # C++20 for the runtime headers, as a flag: CMake 3.25 knows no CUDA20 dialect for every nvcc.
   target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>
                                          $<$<COMPILE_LANGUAGE:CXX>:-Wa,-I${dir}>)

@@ -15,6 +15,8 @@ if(NOT FLUIDC_CUDA STREQUAL "OFF")
     set(CMAKE_CUDA_STANDARD 17)  # the .cu files include only kernels/cuda/device.h (CMake knows no CUDA20 for nvcc 13)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
+    # cuDNN (the convolutions, kernels/cuda/conv.cc): beside the toolkit's libraries, or on the system path.
+    find_library(FLUIDC_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED)
     set(FLUIDC_HAVE_CUDA ON)
   elseif(FLUIDC_CUDA STREQUAL "ON")
     message(FATAL_ERROR "FLUIDC_CUDA=ON but no CUDA compiler (nvcc) was found; set CMAKE_CUDA_COMPILER or use FLUIDC_CUDA=AUTO|OFF")

@@ -36,7 +36,7 @@ check() {
   # cuBLAS and the CUDA runtime from the CUDA toolkit or from NVIDIA's wheels, wherever this machine has
   # them (the binaries link them dynamically).
   local lib dir
-  for lib in libcublas.so.13 libcudart.so.13; do
+  for lib in libcublas.so.13 libcudart.so.13 libcudnn.so.9; do
     dir=$(find /usr/local /opt /usr/lib -name "$lib" 2> /dev/null | head -1 || true)
     [ -n "$dir" ] && export LD_LIBRARY_PATH="$(dirname "$dir")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   done

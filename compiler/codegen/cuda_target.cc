@@ -64,7 +64,7 @@ void append_user_flags(std::vector<std::string>& cmd) {
 }
 
 const char* const kLibs[] = {"-lfluidc_cuda_kernels", "-lfluidc_cuda_runtime", "-lfluidc_kernels", "-lfluidc_runtime",
-                             "-lcublas", "-lpthread"};
+                             "-lcublas", "-lcudnn", "-lpthread"};
 
 // The startup program runs once, on the host kernels; the emitter names
 // its block methods startup_blockN.
@@ -210,6 +210,7 @@ class CudaTarget final : public Target {
         "set(CMAKE_CXX_STANDARD 20)\n"
         "if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)\n  set(CMAKE_CUDA_ARCHITECTURES 80 90)\nendif()\n"
         "find_package(CUDAToolkit REQUIRED)\n"
+        "find_library(FLUIDC_CUDNN_LIBRARY cudnn HINTS ${{CUDAToolkit_LIBRARY_DIR}} REQUIRED)\n"
         "set(FLUIDC_INCLUDE_DIR \"{}\" CACHE PATH \"fluidc runtime headers\")\n"
         "set(FLUIDC_LIB_DIR \"{}\" CACHE PATH \"fluidc runtime libraries\")\n"
         "{}(model {}{})\n"
@@ -219,7 +220,7 @@ class CudaTarget final : public Target {
         "target_compile_options(model PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>)\n"
         "target_link_directories(model {} ${{FLUIDC_LIB_DIR}})\n"
         "target_link_libraries(model {} fluidc_cuda_kernels fluidc_cuda_runtime fluidc_kernels fluidc_runtime "
-        "CUDA::cublas CUDA::cudart pthread)\n",
+        "CUDA::cublas ${{FLUIDC_CUDNN_LIBRARY}} CUDA::cudart pthread)\n",
         kFluidcVersion, tc.include_dir, tc.lib_dir, r.library ? "add_library" : "add_executable",
         r.library ? "STATIC " : "", fmt::join(r.sources, " "), use, use, use);
   }

@@ -119,6 +119,40 @@ void embedding_grad(const void* ids, bool ids64, const float* dout, float* dw, i
 void strided_copy(const void* in, void* out, int elem_bytes, int64_t n, const Strided& s, bool scatter,
                   cudaStream_t st);
 
+/// pool2d over NCHW planes (planes = N*C): windows as kernels/shapes/pool.h's PoolGeom (adaptive bins, or
+/// stride/pad windows clipped to the input); avg divides by the clipped window when exclusive or adaptive,
+/// else by the unclipped one; max of an empty window is the lowest float.
+struct Pool2d {
+  int64_t planes = 0;
+  int64_t in[2] = {}, out[2] = {}, k[2] = {}, s[2] = {}, pad[2] = {};
+  bool max = true, adaptive = false, exclusive = true;
+};
+void pool2d(const float* x, float* y, const Pool2d& p, cudaStream_t st);
+/// X@GRAD: zeros, then each output's gradient to the first element of its window equal to Out (max) or
+/// shared over the window (avg), by atomic adds (overlapping windows: the order of the adds varies).
+void pool2d_grad(const float* x, const float* y, const float* dy, float* dx, const Pool2d& p, cudaStream_t st);
+
+/// batch_norm over [n, C, s] (C the channel dim, s the elements after it). Per channel, one block: the batch
+/// moments in double (two passes, as the CPU kernel) or, with `global`, Mean/Variance; SavedMean and
+/// SavedVariance (the inverse std; zeros with `global`), the running statistics
+/// momentum * running + (1 - momentum) * batch (momentum from *momentum_dev when given; outputs may alias
+/// the running inputs), and the per-channel multiplier and shift (`mul_add`, 2*C floats) for bn_apply.
+struct BatchNorm {
+  int64_t n = 0, c = 0, s = 0;
+  float eps = 1e-5f, momentum = 0.9f;
+  bool global = false;
+};
+void batch_norm_stats(const float* x, const float* scale, const float* bias, const float* mean, const float* var,
+                      const float* momentum_dev, float* mean_out, float* var_out, float* saved_mean,
+                      float* saved_var, float* mul_add, const BatchNorm& b, cudaStream_t st);
+/// y = x * mul[c] + add[c].
+void batch_norm_apply(const float* x, const float* mul_add, float* y, const BatchNorm& b, cudaStream_t st);
+/// The gradients from the batch statistics (mean, inv_std) or, with `global`, the running ones (mean,
+/// variance): per channel the sums of dy and dy * xhat in double (`sums`, 2*C doubles; written to
+/// dscale/dbias when given), then dx.
+void batch_norm_grad(const float* x, const float* scale, const float* mean, const float* var_or_inv, const float* dy,
+                     float* dx, float* dscale, float* dbias, double* sums, const BatchNorm& b, cudaStream_t st);
+
 /// Launch geometry of the elementwise kernels: 256 threads, at most
 /// 65536 blocks, grid-stride beyond (unit-tested on the host).
 struct Grid {

@@ -12,11 +12,12 @@
 namespace fluidc::kernels::cuda {
 
 inline constexpr std::string_view kOpTypes[] = {
-    "abs", "abs_grad", "adam", "assign", "cast", "cross_entropy2", "cross_entropy_grad2", "elementwise_add", "elementwise_add_grad", "elementwise_div", "elementwise_div_grad",
+    "abs", "abs_grad", "adam", "assign", "batch_norm", "batch_norm_grad", "cast", "conv2d", "conv2d_grad",
+    "cross_entropy2", "depthwise_conv2d", "depthwise_conv2d_grad", "cross_entropy_grad2", "elementwise_add", "elementwise_add_grad", "elementwise_div", "elementwise_div_grad",
     "elementwise_mul", "elementwise_mul_grad", "elementwise_sub", "elementwise_sub_grad", "exp", "exp_grad", "fill_any_like", "fill_constant",
     "fill_zeros_like", "flatten_contiguous_range", "flatten_contiguous_range_grad", "gelu", "gelu_grad", "layer_norm",
     "layer_norm_grad", "log", "log_grad", "lookup_table_v2", "lookup_table_v2_grad", "matmul",
-    "matmul_grad", "matmul_v2", "matmul_v2_grad", "mean", "mean_grad", "momentum", "mul", "mul_grad", "reduce_mean",
+    "matmul_grad", "matmul_v2", "matmul_v2_grad", "mean", "mean_grad", "momentum", "mul", "mul_grad", "pool2d", "pool2d_grad", "reduce_mean",
     "reduce_mean_grad", "reduce_sum", "reduce_sum_grad", "relu", "relu_grad", "reshape2", "reshape2_grad",
     "scale", "sgd", "sigmoid", "sigmoid_grad", "slice", "slice_grad", "softmax", "softmax_grad", "softmax_with_cross_entropy",
     "softmax_with_cross_entropy_grad", "sqrt", "sqrt_grad", "square", "square_grad", "squeeze2", "squeeze2_grad", "sum",

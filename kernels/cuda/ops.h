@@ -12,6 +12,7 @@
 
 #include "kernels/activation.h"
 #include "kernels/activation_more.h"
+#include "kernels/conv.h"
 #include "kernels/elementwise.h"
 #include "kernels/fill.h"
 #include "kernels/index.h"
@@ -19,6 +20,7 @@
 #include "kernels/matmul.h"
 #include "kernels/norm.h"
 #include "kernels/optimizer.h"
+#include "kernels/pool.h"
 #include "kernels/reduce.h"
 #include "kernels/reshape.h"
 #include "kernels/tensor_manip.h"
@@ -115,6 +117,30 @@ void slice_grad(const DTensor& input, const DTensor* starts_tensor, const DTenso
                 const DTensor& out_grad, DTensor* input_grad, const SliceAttrs& attrs);
 void transpose2(const DTensor& x, DTensor& out, DTensor* x_shape, const TransposeAttrs& attrs);
 void transpose2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad, const TransposeAttrs& attrs);
+
+// conv.cc (cuDNN; NHWC, fused bias/residual/activation and asymmetric padding run the CPU kernel on the host)
+void conv2d(const DTensor& input, const DTensor& filter, const DTensor* bias, const DTensor* residual_data,
+            DTensor& output, const ConvAttrs& attrs);
+void conv2d_grad(const DTensor& input, const DTensor& filter, const DTensor& output_grad, DTensor* input_grad,
+                 DTensor* filter_grad, const ConvAttrs& attrs);
+void depthwise_conv2d(const DTensor& input, const DTensor& filter, const DTensor* bias, const DTensor* residual_data,
+                      DTensor& output, const ConvAttrs& attrs);
+void depthwise_conv2d_grad(const DTensor& input, const DTensor& filter, const DTensor& output_grad,
+                           DTensor* input_grad, DTensor* filter_grad, const ConvAttrs& attrs);
+
+// pool_norm.cc (pool2d channel-first, channel-last on the host; batch_norm any layout)
+void pool2d(const DTensor& x, DTensor& out, const PoolAttrs& attrs);
+void pool2d_grad(const DTensor& x, const DTensor& out, const DTensor& out_grad, DTensor* x_grad,
+                 const PoolAttrs& attrs);
+void batch_norm(const DTensor& x, const DTensor& scale, const DTensor& bias, const DTensor& mean,
+                const DTensor& variance, const DTensor* momentum_tensor, DTensor& y, DTensor* mean_out,
+                DTensor* variance_out, DTensor* saved_mean, DTensor* saved_variance, DTensor* reserve_space,
+                const BatchNormAttrs& attrs);
+void batch_norm_grad(const DTensor& x, const DTensor& scale, const DTensor* bias, const DTensor* mean,
+                     const DTensor* variance, const DTensor& saved_mean, const DTensor& saved_variance,
+                     const DTensor* mean_out, const DTensor* variance_out, const DTensor* reserve_space,
+                     const DTensor& y_grad, DTensor* x_grad, DTensor* scale_grad, DTensor* bias_grad,
+                     const BatchNormAttrs& attrs);
 
 // transformer.cc (gelu, layer_norm, the embedding lookup)
 void gelu(const DTensor& x, DTensor& out, const GeluAttrs& a);

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <set>
@@ -75,7 +76,10 @@ double at(const Tensor& t, int64_t i) {
   }
 }
 
-void compare(fluidc::cu::ContextScope& ctx, const std::string& what, const Tensor& cpu, DTensor& gpu) {
+// atol: 1e-6 for elementwise results; sums of many products (convolutions) round differently in another
+// order by up to about their term count times 1e-7, so their cases pass more.
+void compare(fluidc::cu::ContextScope& ctx, const std::string& what, const Tensor& cpu, DTensor& gpu,
+             double atol = 1e-6) {
   gpu.download_async();
   ctx.sync();
   if (gpu.shape() != cpu.shape() || gpu.dtype() != cpu.dtype()) {
@@ -88,7 +92,7 @@ void compare(fluidc::cu::ContextScope& ctx, const std::string& what, const Tenso
   int64_t worst_at = -1;
   for (int64_t i = 0; i < cpu.numel(); ++i) {
     const double a = at(cpu, i), b = at(gpu, i);
-    const double excess = std::fabs(a - b) - (1e-6 + 1e-5 * std::fabs(a));
+    const double excess = std::fabs(a - b) - (atol + 1e-5 * std::fabs(a));
     if (excess > worst || std::isnan(b) != std::isnan(a)) worst = std::isnan(b) ? INFINITY : excess, worst_at = i;
   }
   if (worst_at >= 0) {
@@ -164,6 +168,91 @@ void run_layout_cases(fluidc::cu::ContextScope& ctx) {
     kc::unsqueeze2_grad(UXS, UG, &UDX);
     compare(ctx, "squeeze2", sq, SQ), compare(ctx, "squeeze2_grad", sdx, SDX);
     compare(ctx, "unsqueeze2", un, UN), compare(ctx, "unsqueeze2_grad", udx, UDX);
+  }
+}
+
+// ---- conv2d (cuDNN, and the host fallback), pool2d, batch_norm
+void run_cnn_cases(fluidc::cu::ContextScope& ctx) {
+  struct ConvCase {
+    Shape x, w;
+    std::vector<int> strides, paddings, dilations;
+    int groups;
+    bool depthwise;
+  };
+  for (const ConvCase& c : {ConvCase{{2, 3, 7, 7}, {4, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
+                            ConvCase{{2, 3, 9, 8}, {5, 3, 3, 2}, {2, 1}, {0, 1}, {2, 1}, 1, false},
+                            ConvCase{{2, 4, 6, 6}, {6, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 2, false},
+                            ConvCase{{2, 3, 5, 5}, {6, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 3, true},
+                            // asymmetric padding: the CPU kernel on the host
+                            ConvCase{{1, 2, 5, 5}, {3, 2, 2, 2}, {1, 1}, {0, 1, 0, 1}, {1, 1}, 1, false}}) {
+    covered.insert(c.depthwise ? std::initializer_list<std::string>{"depthwise_conv2d", "depthwise_conv2d_grad"}
+                               : std::initializer_list<std::string>{"conv2d", "conv2d_grad"});
+    k::ConvAttrs a;
+    a.strides = c.strides, a.paddings = c.paddings, a.dilations = c.dilations, a.groups = c.groups;
+    Tensor x = rnd(c.x), w = rnd(c.w), out, dx, dw;
+    auto cpu = c.depthwise ? &k::depthwise_conv2d : &k::conv2d;
+    auto cpu_grad = c.depthwise ? &k::depthwise_conv2d_grad : &k::conv2d_grad;
+    cpu(x, w, nullptr, nullptr, out, a);
+    Tensor g = rnd(out.shape());
+    cpu_grad(x, w, g, &dx, &dw, a);
+    DTensor &X = dev(x), &W = dev(w), &G = dev(g), &O = dev_out(), &DX = dev_out(), &DW = dev_out();
+    if (c.depthwise) {
+      kc::depthwise_conv2d(X, W, nullptr, nullptr, O, a);
+      kc::depthwise_conv2d_grad(X, W, G, &DX, &DW, a);
+    } else {
+      kc::conv2d(X, W, nullptr, nullptr, O, a);
+      kc::conv2d_grad(X, W, G, &DX, &DW, a);
+    }
+    const std::string n = std::string(c.depthwise ? "depthwise_conv2d " : "conv2d ") + c.x.str() + " * " + c.w.str();
+    compare(ctx, n, out, O, 1e-5), compare(ctx, n + " grad Input", dx, DX, 1e-5);
+    compare(ctx, n + " grad Filter", dw, DW, 1e-4);  // sums over batch and positions: ~100 terms
+  }
+  struct PoolCase {
+    const char* type;
+    std::vector<int> ksize, strides, paddings;
+    bool exclusive, adaptive, global, ceil;
+  };
+  for (const PoolCase& c : {PoolCase{"max", {2, 2}, {2, 2}, {0, 0}, true, false, false, false},
+                            PoolCase{"avg", {3, 3}, {2, 2}, {1, 1}, true, false, false, false},
+                            PoolCase{"avg", {3, 3}, {2, 2}, {1, 1}, false, false, false, true},
+                            PoolCase{"max", {3, 3}, {2, 2}, {1, 1}, true, false, false, true},
+                            PoolCase{"avg", {3, 2}, {1, 1}, {0, 0}, true, true, false, false},
+                            PoolCase{"max", {1, 1}, {1, 1}, {0, 0}, true, false, true, false}}) {
+    covered.insert({"pool2d", "pool2d_grad"});
+    k::PoolAttrs a;
+    a.pooling_type = c.type, a.ksize = c.ksize, a.strides = c.strides, a.paddings = c.paddings;
+    a.exclusive = c.exclusive, a.adaptive = c.adaptive, a.global_pooling = c.global, a.ceil_mode = c.ceil;
+    Tensor x = rnd({2, 3, 7, 7}), out, dx;
+    k::pool2d(x, out, a);
+    Tensor g = rnd(out.shape());
+    k::pool2d_grad(x, out, g, &dx, a);
+    DTensor &X = dev(x), &G = dev(g), &O = dev_out(), &DX = dev_out();
+    kc::pool2d(X, O, a);
+    kc::pool2d_grad(X, O, G, &DX, a);
+    const std::string n = std::string("pool2d ") + c.type + (c.adaptive ? " adaptive" : "") +
+                          (c.global ? " global" : "") + (c.ceil ? " ceil_mode" : "") +
+                          (c.exclusive ? "" : " inclusive") + " to " + out.shape().str();
+    compare(ctx, n, out, O), compare(ctx, n + " grad", dx, DX);
+  }
+  for (int variant = 0; variant < 3; ++variant) {  // training NCHW, test mode (global), training [N, C]
+    covered.insert({"batch_norm", "batch_norm_grad"});
+    k::BatchNormAttrs a;
+    a.is_test = variant == 1;
+    const Shape xs = variant == 2 ? Shape{6, 5} : Shape{2, 3, 4, 5};
+    const int64_t C = xs[1];
+    Tensor x = rnd(xs, -2, 3), sc = rnd({C}), bi = rnd({C}), mean = rnd({C}), var = rnd({C}, 0.5f, 2.f), g = rnd(xs);
+    Tensor y, mo, vo, sm, sv, dx, ds, db;
+    k::batch_norm(x, sc, bi, mean, var, nullptr, y, &mo, &vo, &sm, &sv, nullptr, a);
+    k::batch_norm_grad(x, sc, &bi, &mean, &var, sm, sv, &mo, &vo, nullptr, g, &dx, &ds, &db, a);
+    DTensor &X = dev(x), &SC = dev(sc), &BI = dev(bi), &M = dev(mean), &V = dev(var), &G = dev(g), &Y = dev_out(),
+            &MO = dev_out(), &VO = dev_out(), &SM = dev_out(), &SV = dev_out(), &DX = dev_out(), &DS = dev_out(),
+            &DB = dev_out();
+    kc::batch_norm(X, SC, BI, M, V, nullptr, Y, &MO, &VO, &SM, &SV, nullptr, a);
+    kc::batch_norm_grad(X, SC, &BI, &M, &V, SM, SV, &MO, &VO, nullptr, G, &DX, &DS, &DB, a);
+    const std::string n = std::string("batch_norm ") + (variant == 1 ? "(test mode) " : "") + xs.str();
+    compare(ctx, n + " Y", y, Y), compare(ctx, n + " MeanOut", mo, MO), compare(ctx, n + " VarianceOut", vo, VO);
+    compare(ctx, n + " SavedMean", sm, SM), compare(ctx, n + " SavedVariance", sv, SV);
+    compare(ctx, n + " grad X", dx, DX), compare(ctx, n + " grad Scale", ds, DS), compare(ctx, n + " grad Bias", db, DB);
   }
 }
 
@@ -537,6 +626,7 @@ void run_cases(fluidc::cu::ContextScope& ctx) {
   }
   run_layout_cases(ctx);
   run_transformer_cases(ctx);
+  run_cnn_cases(ctx);
   // ---- optimizers
   {
     covered.insert({"sgd", "momentum", "adam"});
