@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
 # bench/cuda_bench.py - the CUDA target against PyTorch eager CUDA on the same models, weights and data
 # (issue 13's rows): training steps of fit_a_line (batch 20), the MLP 784-512-256-10 (batch 64, 4096) and
-# the BERT-tiny-shaped encoder (batch 8).
+# the BERT-tiny-shaped encoder (batch 8), LeNet-5 (batch 64) and ResNet-18 (batch 32, 224x224).
 # `prepare` (no GPU; needs Paddle) writes the programs, initial weights and the `--target cuda` trainers;
 # `run` (on the GPU; needs numpy and PyTorch, not Paddle or fluidc) times them: medians of --reps runs,
 # each a steady-state interval after a warm-up interval. tools/gpu_suite.sh carries `prepare`'s output
 # to a GPU machine and calls `run` there.
-import argparse, json, os, re, statistics, subprocess, sys
+import argparse, json, os, re, statistics, struct, subprocess, sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workloads import BertTiny, FitALine, Mlp  # noqa: E402
+from workloads import BertTiny, FitALine, LeNet, Mlp, ResNet18  # noqa: E402
 
-# (model, batch, timed steps): the CPU table's models; batch 4096 is the cuBLAS-bound row; BERT-tiny's step
-# runs wholly on the device since its ops have CUDA kernels.
-ROWS = [(FitALine(), 20, 2000), (Mlp(), 64, 500), (Mlp(), 4096, 100), (BertTiny(), 8, 200)]
+# (model, batch, timed steps): the CPU table's models; batch 4096 is the cuBLAS-bound row; BERT-tiny's,
+# LeNet-5's and ResNet-18's steps run wholly on the device (cuBLAS, cuDNN and fluidc's kernels).
+ROWS = [(FitALine(), 20, 2000), (Mlp(), 64, 500), (Mlp(), 4096, 100), (BertTiny(), 8, 200), (LeNet(), 64, 200),
+        (ResNet18(), 32, 20)]
 DATA_BATCHES = 8   # distinct batches of data; the trainer cycles through them (several epochs)
+SYNTH_ABOVE = 8 << 20  # weights over this many bytes are synthesized on the GPU machine (the file would not travel)
+PB_DTYPES = {"float32": 5, "int64": 3, "int32": 2}  # Paddle's VarType codes in TensorDesc
 LOSS_RTOL = 1e-4   # fluidc's and PyTorch's first-step losses must agree: else it is not one model
 
 
@@ -30,14 +33,23 @@ def prepare(out, fluidc):
         work = out / model.name
         work.mkdir(exist_ok=True)
         prog = bench.paddle_programs(model, work)
-        np.savez(work / "weights.npz", **prog["weights"])
+        weights = prog["weights"]
+        if sum(a.nbytes for a in weights.values()) > SYNTH_ABOVE:
+            # Each persistable's shape and the statistics of Paddle's initial values: run() draws weights
+            # like them (the same for fluidc and PyTorch) instead of carrying tens of MB of random floats.
+            spec = {k: {"shape": list(a.shape), "dtype": str(a.dtype), "mean": float(a.mean()) if a.size else 0.0,
+                        "std": float(a.std()) if a.size else 0.0} for k, a in weights.items()}
+            (work / "weights_spec.json").write_text(json.dumps(spec))
+            (work / "init.pdiparams").unlink()
+        else:
+            np.savez(work / "weights.npz", **weights)
         if hasattr(model, "layer"):  # torch_module maps weights through the Paddle layer's structured names
             (work / "layer_vars.json").write_text(json.dumps({k: v.name for k, v in model.layer.state_dict().items()}))
         subprocess.run([str(fluidc), "build", str(prog["main"]), "--startup", str(prog["startup"]),
                         "--target", "cuda", "-o", str(work / "trainer")], check=True)
         # Only what `run` needs travels: the binary, the initial weights in both formats.
         for f in work.iterdir():
-            if f.name not in ("trainer", "init.pdiparams", "weights.npz", "layer_vars.json"):
+            if f.name not in ("trainer", "init.pdiparams", "weights.npz", "layer_vars.json", "weights_spec.json"):
                 f.unlink()
         manifest[model.name] = {"trainer": "trainer", "init": "init.pdiparams", "weights": "weights.npz"}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
@@ -50,6 +62,42 @@ def save_data(data, work):
         np.save(work / f"{name}.npy", arr)
         args += ["--data", f"{name}={work / (name + '.npy')}"]
     return args
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def write_combined(path, weights):
+    """Paddle's combined parameter file, variables sorted by name: per variable a LoDTensor record (uint32
+    version 0, uint64 LoD levels 0, uint32 version 0, int32 TensorDesc size, the TensorDesc proto: field 1
+    data_type, field 2 each dim, then the raw data)."""
+    with open(path, "wb") as f:
+        for name in sorted(weights):
+            a = np.ascontiguousarray(weights[name])
+            desc = b"\x08" + varint(PB_DTYPES[str(a.dtype)]) + b"".join(b"\x10" + varint(d) for d in a.shape)
+            f.write(struct.pack("<IQIi", 0, 0, 0, len(desc)) + desc + a.tobytes())
+
+
+def synthesize(spec_path, init_path):
+    """Weights drawn with each persistable's saved statistics (constants stay constant), written where the
+    trainer reads them; returns them for PyTorch."""
+    rng = np.random.default_rng(1)
+    weights = {}
+    for name, v in json.loads(spec_path.read_text()).items():
+        shape, dtype = tuple(v["shape"]), np.dtype(v["dtype"])
+        if v["std"] == 0.0:
+            weights[name] = np.full(shape, v["mean"], dtype=dtype)
+        else:
+            weights[name] = rng.normal(v["mean"], v["std"], shape).astype(dtype)
+    write_combined(init_path, weights)
+    return weights
 
 
 class SavedLayer:
@@ -114,15 +162,22 @@ def torch_cuda(model, weights, data, batch, steps):
 
 def run(pack, reps, json_out):
     import torch
+    # Float32 on both sides: fluidc's GEMMs and convolutions do not use TF32 (cuDNN in FMA math).
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     manifest = json.loads((pack / "manifest.json").read_text())
     results = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-               "tf32": torch.backends.cuda.matmul.allow_tf32, "reps": reps, "rows": {}}
+               "tf32": {"matmul": torch.backends.cuda.matmul.allow_tf32, "cudnn": torch.backends.cudnn.allow_tf32},
+               "reps": reps, "rows": {}}
     print(f"device: {results['device']}, torch {torch.__version__}, reps {reps}", file=sys.stderr)
     for model, batch, steps in ROWS:
         files = manifest[model.name]
         work = pack / model.name
         exe, init = work / files["trainer"], work / files["init"]
-        weights = dict(np.load(work / files["weights"]))
+        if (work / "weights_spec.json").exists():
+            weights = synthesize(work / "weights_spec.json", init)
+        else:
+            weights = dict(np.load(work / files["weights"]))
         if (work / "layer_vars.json").exists():
             model.layer = SavedLayer(work / "layer_vars.json")
         data = model.data(batch * DATA_BATCHES, np.random.default_rng(0))

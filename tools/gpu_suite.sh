@@ -86,7 +86,7 @@ check() {
     echo "compute-sanitizer not found: memcheck not run"
   fi
   echo "gpu suite: $passed passed, $failed failed"
-  timeout 240 python3 bench/cuda_bench.py run "$stage/bench" --reps "${GPU_BENCH_REPS:-5}" --json "$out/cuda_bench.json" 2>&1 | tee "$out/cuda_bench.log" || true
+  timeout 300 python3 bench/cuda_bench.py run "$stage/bench" --reps "${GPU_BENCH_REPS:-5}" --json "$out/cuda_bench.json" 2>&1 | tee "$out/cuda_bench.log" || true
   [ $failed -eq 0 ]
 }
 
