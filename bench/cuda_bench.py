@@ -37,7 +37,12 @@ def prepare(out, fluidc):
         if sum(a.nbytes for a in weights.values()) > SYNTH_ABOVE:
             # Each persistable's shape and the statistics of Paddle's initial values: run() draws weights
             # like them (the same for fluidc and PyTorch) instead of carrying tens of MB of random floats.
-            spec = {k: {"shape": list(a.shape), "dtype": str(a.dtype), "mean": float(a.mean()) if a.size else 0.0,
+            # The program's declared shape (a scalar learning rate is [] there, [1] in the scope's tensor).
+            block = prog["paddle"][0].global_block()
+            def declared(k, a):
+                d = list(block.var(k).shape)
+                return d if all(x >= 0 for x in d) and int(np.prod(d)) == a.size else list(a.shape)
+            spec = {k: {"shape": declared(k, a), "dtype": str(a.dtype), "mean": float(a.mean()) if a.size else 0.0,
                         "std": float(a.std()) if a.size else 0.0} for k, a in weights.items()}
             (work / "weights_spec.json").write_text(json.dumps(spec))
             (work / "init.pdiparams").unlink()
@@ -80,7 +85,7 @@ def write_combined(path, weights):
     data_type, field 2 each dim, then the raw data)."""
     with open(path, "wb") as f:
         for name in sorted(weights):
-            a = np.ascontiguousarray(weights[name])
+            a = np.asarray(weights[name])  # not ascontiguousarray: it makes a 0-D array 1-D; tobytes() is C order
             desc = b"\x08" + varint(PB_DTYPES[str(a.dtype)]) + b"".join(b"\x10" + varint(d) for d in a.shape)
             f.write(struct.pack("<IQIi", 0, 0, 0, len(desc)) + desc + a.tobytes())
 
