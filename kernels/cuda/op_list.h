@@ -13,7 +13,7 @@ namespace fluidc::kernels::cuda {
 
 inline constexpr std::string_view kOpTypes[] = {
     "abs", "abs_grad", "adam", "assign", "batch_norm", "batch_norm_grad", "cast", "conv2d", "conv2d_grad",
-    "cross_entropy2", "depthwise_conv2d", "depthwise_conv2d_grad", "cross_entropy_grad2", "elementwise_add", "elementwise_add_grad", "elementwise_div", "elementwise_div_grad",
+    "cross_entropy2", "cross_entropy_grad2", "depthwise_conv2d", "depthwise_conv2d_grad", "elementwise_add", "elementwise_add_grad", "elementwise_div", "elementwise_div_grad",
     "elementwise_mul", "elementwise_mul_grad", "elementwise_sub", "elementwise_sub_grad", "exp", "exp_grad", "fill_any_like", "fill_constant",
     "fill_zeros_like", "flatten_contiguous_range", "flatten_contiguous_range_grad", "gelu", "gelu_grad", "layer_norm",
     "layer_norm_grad", "log", "log_grad", "lookup_table_v2", "lookup_table_v2_grad", "matmul",
