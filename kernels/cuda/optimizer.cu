@@ -1,12 +1,9 @@
 // kernels/cuda/optimizer.cu - fp32 sgd, momentum and adam updates on the device, in the CPU kernels' arithmetic order.
 #include "kernels/cuda/device.h"
+#include "kernels/cuda/device_loops.cuh"
 
 namespace fluidc::kernels::cuda::dev {
 namespace {
-
-#define FLUIDC_GRID_LOOP(i, n)                                                                   \
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
 __global__ void sgd_k(const float* p, const float* lr, const float* g, float* po, int64_t n) {
   const float l = *lr;

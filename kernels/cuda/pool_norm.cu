@@ -3,15 +3,10 @@
 #include <cstdint>
 
 #include "kernels/cuda/device.h"
+#include "kernels/cuda/device_loops.cuh"
 
 namespace fluidc::kernels::cuda::dev {
 namespace {
-
-#define FOR_EACH(i, n)                                                                  \
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-
-constexpr int kChannelThreads = 256;
 
 // Window [b, e) of output index o along dim d, and the unclipped extent (as PoolGeom::window).
 __device__ inline void window(const Pool2d& p, int d, int64_t o, int64_t& b, int64_t& e, int64_t& full) {
@@ -28,64 +23,57 @@ __device__ inline void window(const Pool2d& p, int d, int64_t o, int64_t& b, int
   e = e < p.in[d] ? e : p.in[d];
 }
 
-__global__ void pool2d_k(const float* x, float* y, Pool2d p) {
+// Output t's window: its plane's offset in X, rows [hb, he) and columns [wb, we) clipped to X, and the
+// divisor of an average (the clipped window when exclusive or adaptive, else the unclipped one).
+struct PoolWindow {
+  int64_t base, hb, he, wb, we, divisor;
+};
+
+__device__ inline PoolWindow pool_window(const Pool2d& p, int64_t t) {
   const int64_t per_plane = p.out[0] * p.out[1];
-  FOR_EACH(t, p.planes * per_plane) {
-    const int64_t plane = t / per_plane, oh = (t % per_plane) / p.out[1], ow = t % p.out[1];
-    int64_t hb, he, hf, wb, we, wf;
-    window(p, 0, oh, hb, he, hf);
-    window(p, 1, ow, wb, we, wf);
-    const float* xp = x + plane * p.in[0] * p.in[1];
+  const int64_t plane = t / per_plane, oh = (t % per_plane) / p.out[1], ow = t % p.out[1];
+  PoolWindow w;
+  int64_t hf, wf;
+  window(p, 0, oh, w.hb, w.he, hf);
+  window(p, 1, ow, w.wb, w.we, wf);
+  w.base = plane * p.in[0] * p.in[1];
+  w.divisor = (p.exclusive || p.adaptive) ? (w.he - w.hb) * (w.we - w.wb) : hf * wf;
+  return w;
+}
+
+__global__ void pool2d_k(const float* x, float* y, Pool2d p) {
+  FLUIDC_GRID_LOOP(t, p.planes * p.out[0] * p.out[1]) {
+    const PoolWindow w = pool_window(p, t);
     float acc = p.max ? -FLT_MAX : 0.f;
-    for (int64_t h = hb; h < he; ++h)
-      for (int64_t w = wb; w < we; ++w) {
-        const float v = xp[h * p.in[1] + w];
+    for (int64_t h = w.hb; h < w.he; ++h)
+      for (int64_t c = w.wb; c < w.we; ++c) {
+        const float v = x[w.base + h * p.in[1] + c];
         acc = p.max ? (v > acc ? v : acc) : acc + v;
       }
-    if (!p.max) {
-      const int64_t div = (p.exclusive || p.adaptive) ? (he - hb) * (we - wb) : hf * wf;
-      acc = acc / static_cast<float>(div);
-    }
-    y[t] = acc;
+    y[t] = p.max ? acc : acc / static_cast<float>(w.divisor);
   }
+}
+
+// The first element of the window equal to the max, or -1 (then the window was empty).
+__device__ inline int64_t first_max(const float* x, const Pool2d& p, const PoolWindow& w, float m) {
+  for (int64_t h = w.hb; h < w.he; ++h)
+    for (int64_t c = w.wb; c < w.we; ++c)
+      if (x[w.base + h * p.in[1] + c] == m) return w.base + h * p.in[1] + c;
+  return -1;
 }
 
 __global__ void pool2d_grad_k(const float* x, const float* y, const float* dy, float* dx, Pool2d p) {
-  const int64_t per_plane = p.out[0] * p.out[1];
-  FOR_EACH(t, p.planes * per_plane) {
-    const int64_t plane = t / per_plane, oh = (t % per_plane) / p.out[1], ow = t % p.out[1];
-    int64_t hb, he, hf, wb, we, wf;
-    window(p, 0, oh, hb, he, hf);
-    window(p, 1, ow, wb, we, wf);
-    const int64_t base = plane * p.in[0] * p.in[1];
-    const float g = dy[t];
+  FLUIDC_GRID_LOOP(t, p.planes * p.out[0] * p.out[1]) {
+    const PoolWindow w = pool_window(p, t);
     if (p.max) {
-      const float m = y[t];
-      for (int64_t h = hb; h < he; ++h)
-        for (int64_t w = wb; w < we; ++w)
-          if (x[base + h * p.in[1] + w] == m) {
-            atomicAdd(dx + base + h * p.in[1] + w, g);
-            return;
-          }
+      // Not a return from the loop: a thread may have further outputs (grid-stride).
+      if (const int64_t at = first_max(x, p, w, y[t]); at >= 0) atomicAdd(dx + at, dy[t]);
     } else {
-      const int64_t div = (p.exclusive || p.adaptive) ? (he - hb) * (we - wb) : hf * wf;
-      const float share = g / static_cast<float>(div);
-      for (int64_t h = hb; h < he; ++h)
-        for (int64_t w = wb; w < we; ++w) atomicAdd(dx + base + h * p.in[1] + w, share);
+      const float share = dy[t] / static_cast<float>(w.divisor);
+      for (int64_t h = w.hb; h < w.he; ++h)
+        for (int64_t c = w.wb; c < w.we; ++c) atomicAdd(dx + w.base + h * p.in[1] + c, share);
     }
   }
-}
-
-__device__ double block_sum(double v, double* shared) {
-  shared[threadIdx.x] = v;
-  __syncthreads();
-  for (int half = kChannelThreads / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) shared[threadIdx.x] += shared[threadIdx.x + half];
-    __syncthreads();
-  }
-  const double total = shared[0];
-  __syncthreads();
-  return total;
 }
 
 // Flat index of element i (of the n*s in channel c).
@@ -94,17 +82,17 @@ __device__ inline int64_t at(const BatchNorm& b, int64_t c, int64_t i) { return 
 __global__ void bn_stats_k(const float* x, const float* scale, const float* bias, const float* mean, const float* var,
                            const float* momentum_dev, float* mean_out, float* var_out, float* saved_mean,
                            float* saved_var, float* mul_add, BatchNorm b) {
-  __shared__ double shared[kChannelThreads];
+  __shared__ double shared[kBlockThreads];
   const int64_t c = blockIdx.x, count = b.n * b.s;
   double mu, v;
   if (b.global) {
     mu = mean[c], v = var[c];
   } else {
     double sum = 0;
-    for (int64_t i = threadIdx.x; i < count; i += kChannelThreads) sum += x[at(b, c, i)];
+    for (int64_t i = threadIdx.x; i < count; i += kBlockThreads) sum += x[at(b, c, i)];
     mu = block_sum(sum, shared) / static_cast<double>(count);
     double q = 0;
-    for (int64_t i = threadIdx.x; i < count; i += kChannelThreads) {
+    for (int64_t i = threadIdx.x; i < count; i += kBlockThreads) {
       const double d = x[at(b, c, i)] - mu;
       q += d * d;
     }
@@ -131,7 +119,7 @@ __global__ void bn_stats_k(const float* x, const float* scale, const float* bias
 }
 
 __global__ void bn_apply_k(const float* x, const float* mul_add, float* y, BatchNorm b) {
-  FOR_EACH(i, b.n * b.c * b.s) {
+  FLUIDC_GRID_LOOP(i, b.n * b.c * b.s) {
     const int64_t c = (i / b.s) % b.c;
     y[i] = x[i] * mul_add[c] + mul_add[b.c + c];
   }
@@ -146,12 +134,12 @@ __device__ inline void stats_of(const BatchNorm& b, const float* mean, const flo
 
 __global__ void bn_grad_sums_k(const float* x, const float* mean, const float* var_or_inv, const float* dy,
                                float* dscale, float* dbias, double* sums, BatchNorm b) {
-  __shared__ double shared[kChannelThreads];
+  __shared__ double shared[kBlockThreads];
   const int64_t c = blockIdx.x, count = b.n * b.s;
   double m, iv;
   stats_of(b, mean, var_or_inv, c, m, iv);
   double sd = 0, sdx = 0;
-  for (int64_t i = threadIdx.x; i < count; i += kChannelThreads) {
+  for (int64_t i = threadIdx.x; i < count; i += kBlockThreads) {
     const int64_t k = at(b, c, i);
     const double d = dy[k];
     sd += d;
@@ -168,7 +156,7 @@ __global__ void bn_grad_sums_k(const float* x, const float* mean, const float* v
 __global__ void bn_grad_dx_k(const float* x, const float* scale, const float* mean, const float* var_or_inv,
                              const float* dy, float* dx, const double* sums, BatchNorm b) {
   const double count = static_cast<double>(b.n * b.s);
-  FOR_EACH(i, b.n * b.c * b.s) {
+  FLUIDC_GRID_LOOP(i, b.n * b.c * b.s) {
     const int64_t c = (i / b.s) % b.c;
     double m, iv;
     stats_of(b, mean, var_or_inv, c, m, iv);
@@ -201,7 +189,7 @@ void batch_norm_stats(const float* x, const float* scale, const float* bias, con
                       const float* momentum_dev, float* mean_out, float* var_out, float* saved_mean,
                       float* saved_var, float* mul_add, const BatchNorm& b, cudaStream_t st) {
   if (b.c > 0)
-    bn_stats_k<<<static_cast<unsigned>(b.c), kChannelThreads, 0, st>>>(x, scale, bias, mean, var, momentum_dev,
+    bn_stats_k<<<static_cast<unsigned>(b.c), kBlockThreads, 0, st>>>(x, scale, bias, mean, var, momentum_dev,
                                                                       mean_out, var_out, saved_mean, saved_var,
                                                                       mul_add, b);
 }
@@ -214,7 +202,7 @@ void batch_norm_apply(const float* x, const float* mul_add, float* y, const Batc
 void batch_norm_grad(const float* x, const float* scale, const float* mean, const float* var_or_inv, const float* dy,
                      float* dx, float* dscale, float* dbias, double* sums, const BatchNorm& b, cudaStream_t st) {
   if (b.c <= 0) return;
-  bn_grad_sums_k<<<static_cast<unsigned>(b.c), kChannelThreads, 0, st>>>(x, mean, var_or_inv, dy, dscale, dbias,
+  bn_grad_sums_k<<<static_cast<unsigned>(b.c), kBlockThreads, 0, st>>>(x, mean, var_or_inv, dy, dscale, dbias,
                                                                           sums, b);
   if (!dx) return;
   const Grid g = grid_for(b.n * b.c * b.s);

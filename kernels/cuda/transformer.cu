@@ -2,19 +2,15 @@
 #include <cstdint>
 
 #include "kernels/cuda/device.h"
+#include "kernels/cuda/device_loops.cuh"
 
 namespace fluidc::kernels::cuda::dev {
 namespace {
 
 constexpr double kTanhScale = 0.79788456080286535588, kInvSqrt2 = 0.70710678118654752440;
-constexpr int kRowThreads = 256;
-
-#define FOR_EACH(i, n)                                                                  \
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
 __global__ void gelu_k(const float* x, float* out, int64_t n, bool approximate) {
-  FOR_EACH(i, n) {
+  FLUIDC_GRID_LOOP(i, n) {
     const float v = x[i];
     out[i] = approximate ? 0.5f * v * (1.f + tanhf(static_cast<float>(kTanhScale) * (v + 0.044715f * v * v * v)))
                          : 0.5f * v * (1.f + erff(v * static_cast<float>(kInvSqrt2)));
@@ -22,7 +18,7 @@ __global__ void gelu_k(const float* x, float* out, int64_t n, bool approximate) 
 }
 
 __global__ void gelu_grad_k(const float* x, const float* dout, float* dx, int64_t n, bool approximate) {
-  FOR_EACH(i, n) {
+  FLUIDC_GRID_LOOP(i, n) {
     const float v = x[i], d = dout[i];
     if (approximate) {
       const float k = static_cast<float>(kTanhScale), c = 0.044715f;
@@ -36,30 +32,17 @@ __global__ void gelu_grad_k(const float* x, const float* dout, float* dx, int64_
   }
 }
 
-// The block's sum of `v` (every thread gets it); blockDim.x == kRowThreads.
-__device__ double block_sum(double v, double* shared) {
-  shared[threadIdx.x] = v;
-  __syncthreads();
-  for (int half = kRowThreads / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) shared[threadIdx.x] += shared[threadIdx.x + half];
-    __syncthreads();
-  }
-  const double total = shared[0];
-  __syncthreads();
-  return total;
-}
-
 // One block per row: two passes for the moments (as the CPU kernel), then y in float.
 __global__ void layer_norm_k(const float* x, const float* scale, const float* bias, float* y, float* mean_out,
                              float* var_out, int64_t cols, float eps) {
-  __shared__ double shared[kRowThreads];
+  __shared__ double shared[kBlockThreads];
   const int64_t r = blockIdx.x;
   const float* xr = x + r * cols;
   double s = 0;
-  for (int64_t j = threadIdx.x; j < cols; j += kRowThreads) s += xr[j];
+  for (int64_t j = threadIdx.x; j < cols; j += kBlockThreads) s += xr[j];
   const double mu = block_sum(s, shared) / static_cast<double>(cols);
   double q = 0;
-  for (int64_t j = threadIdx.x; j < cols; j += kRowThreads) {
+  for (int64_t j = threadIdx.x; j < cols; j += kBlockThreads) {
     const double dlt = xr[j] - mu;
     q += dlt * dlt;
   }
@@ -70,7 +53,7 @@ __global__ void layer_norm_k(const float* x, const float* scale, const float* bi
   }
   const float m = static_cast<float>(mu), inv = static_cast<float>(1.0 / sqrt(var + eps));
   float* yr = y + r * cols;
-  for (int64_t j = threadIdx.x; j < cols; j += kRowThreads) {
+  for (int64_t j = threadIdx.x; j < cols; j += kBlockThreads) {
     float v = (xr[j] - m) * inv;
     if (scale) v *= scale[j];
     if (bias) v += bias[j];
@@ -80,13 +63,13 @@ __global__ void layer_norm_k(const float* x, const float* scale, const float* bi
 
 __global__ void layer_norm_dx_k(const float* x, const float* scale, const float* mean, const float* var,
                                 const float* dy, float* dx, int64_t cols, float eps) {
-  __shared__ double shared[kRowThreads];
+  __shared__ double shared[kBlockThreads];
   const int64_t r = blockIdx.x;
   const float* xr = x + r * cols;
   const float* gr = dy + r * cols;
   const double m = mean[r], iv = 1.0 / sqrt(static_cast<double>(var[r]) + eps);
   double s = 0, sx = 0;
-  for (int64_t j = threadIdx.x; j < cols; j += kRowThreads) {
+  for (int64_t j = threadIdx.x; j < cols; j += kBlockThreads) {
     const double g = scale ? static_cast<double>(gr[j]) * scale[j] : static_cast<double>(gr[j]);
     s += g;
     sx += g * (xr[j] - m) * iv;
@@ -94,7 +77,7 @@ __global__ void layer_norm_dx_k(const float* x, const float* scale, const float*
   s = block_sum(s, shared);
   sx = block_sum(sx, shared);
   const double count = static_cast<double>(cols);
-  for (int64_t j = threadIdx.x; j < cols; j += kRowThreads) {
+  for (int64_t j = threadIdx.x; j < cols; j += kBlockThreads) {
     const double g = scale ? static_cast<double>(gr[j]) * scale[j] : static_cast<double>(gr[j]);
     const double xhat = (xr[j] - m) * iv;
     dx[r * cols + j] = static_cast<float>(iv * (g - s / count - xhat * sx / count));
@@ -103,7 +86,7 @@ __global__ void layer_norm_dx_k(const float* x, const float* scale, const float*
 
 __global__ void layer_norm_params_k(const float* x, const float* mean, const float* var, const float* dy,
                                     float* dscale, float* dbias, int64_t rows, int64_t cols, float eps) {
-  FOR_EACH(j, cols) {
+  FLUIDC_GRID_LOOP(j, cols) {
     double ds = 0, db = 0;
     for (int64_t r = 0; r < rows; ++r) {
       const double g = dy[r * cols + j];
@@ -121,7 +104,7 @@ __device__ inline int64_t id_at(const void* ids, bool ids64, int64_t i) {
 
 __global__ void embedding_k(const void* ids, bool ids64, const float* w, float* out, int64_t n, int64_t rows,
                             int64_t d, int64_t pad) {
-  FOR_EACH(t, n * d) {
+  FLUIDC_GRID_LOOP(t, n * d) {
     const int64_t id = id_at(ids, ids64, t / d);
     out[t] = id == pad ? 0.f : (id < 0 || id >= rows ? nanf("") : w[id * d + t % d]);
   }
@@ -129,7 +112,7 @@ __global__ void embedding_k(const void* ids, bool ids64, const float* w, float* 
 
 __global__ void embedding_grad_k(const void* ids, bool ids64, const float* dout, float* dw, int64_t n, int64_t rows,
                                  int64_t d, int64_t pad, bool grad_pad) {
-  FOR_EACH(t, n * d) {
+  FLUIDC_GRID_LOOP(t, n * d) {
     const int64_t id = id_at(ids, ids64, t / d);
     if (id < 0 || id >= rows || (id == pad && !grad_pad)) continue;
     atomicAdd(dw + id * d + t % d, dout[t]);
@@ -150,13 +133,13 @@ void gelu_grad(const float* x, const float* dout, float* dx, int64_t n, bool app
 
 void layer_norm(const float* x, const float* scale, const float* bias, float* y, float* mean, float* var, int64_t rows,
                 int64_t cols, float eps, cudaStream_t st) {
-  if (rows > 0) layer_norm_k<<<static_cast<unsigned>(rows), kRowThreads, 0, st>>>(x, scale, bias, y, mean, var, cols, eps);
+  if (rows > 0) layer_norm_k<<<static_cast<unsigned>(rows), kBlockThreads, 0, st>>>(x, scale, bias, y, mean, var, cols, eps);
 }
 
 void layer_norm_grad(const float* x, const float* scale, const float* mean, const float* var, const float* dy,
                      float* dx, float* dscale, float* dbias, int64_t rows, int64_t cols, float eps, cudaStream_t st) {
   if (dx && rows > 0)
-    layer_norm_dx_k<<<static_cast<unsigned>(rows), kRowThreads, 0, st>>>(x, scale, mean, var, dy, dx, cols, eps);
+    layer_norm_dx_k<<<static_cast<unsigned>(rows), kBlockThreads, 0, st>>>(x, scale, mean, var, dy, dx, cols, eps);
   if (dscale || dbias) {
     const Grid g = grid_for(cols);
     layer_norm_params_k<<<g.blocks, g.threads, 0, st>>>(x, mean, var, dy, dscale, dbias, rows, cols, eps);
