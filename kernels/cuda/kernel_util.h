@@ -26,6 +26,33 @@ inline void require_f32(const char* op, const char* role, const DTensor& t) {
              "; the CUDA target computes float32 only (build for the CPU instead)");
 }
 
+/// A float32 tensor of exactly n elements (a per-row or per-channel parameter or statistic).
+inline void require_f32_count(const char* op, const char* role, const DTensor& t, int64_t n) {
+  require_f32(op, role, t);
+  if (t.dnumel() != n)
+    rt::fail(std::string(op) + ": " + role + " has " + std::to_string(t.dnumel()) + " elements, expected " +
+             std::to_string(n));
+}
+
+/// XShape = [0, X dims...], holding no data: how the reshaping ops (reshape2, squeeze2, transpose2, ...)
+/// hand X's dims to their gradients.
+inline void set_x_shape(const DTensor& x, DTensor* x_shape) {
+  if (!x_shape) return;
+  rt::Shape xs;
+  xs.rank = x.dshape().rank + 1;
+  for (int i = 0; i < x.dshape().rank; ++i) xs.d[i + 1] = x.dshape().d[i];
+  x_shape->dresize(xs, x.ddtype());
+}
+
+/// X's dims from an XShape (set_x_shape).
+inline rt::Shape dims_of_x_shape(const char* op, const DTensor& x_shape) {
+  if (x_shape.dshape().rank < 1) rt::fail(std::string(op) + ": XShape must have rank >= 1");
+  rt::Shape s;
+  s.rank = x_shape.dshape().rank - 1;
+  for (int i = 0; i < s.rank; ++i) s.d[i] = x_shape.dshape().d[i + 1];
+  return s;
+}
+
 /// A shape rule's failure as the kernel's error.
 inline void require_rule(const char* op, const std::string& why) {
   if (!why.empty()) rt::fail(std::string(op) + ": " + why);

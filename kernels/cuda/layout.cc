@@ -21,40 +21,30 @@ void row_major_strides(const rt::Shape& s, int64_t* str) {
   }
 }
 
-// XShape = [0, X dims...], holding no data (as reshape2's).
-void set_x_shape(const DTensor& x, DTensor* x_shape) {
-  if (!x_shape) return;
-  rt::Shape xs;
-  xs.rank = x.dshape().rank + 1;
-  for (int i = 0; i < x.dshape().rank; ++i) xs.d[i + 1] = x.dshape().d[i];
-  x_shape->dresize(xs, x.ddtype());
-}
+// The slice's window in Input (the attributes' bounds: tensor bounds run on the host, op_list.h), the
+// element offset of its first element and the walk over its elements with Input's strides.
+struct Window {
+  shapes::SliceWindow w;
+  int64_t base = 0;
+  dev::Strided walk;
+};
 
-// The slice's window in Input (the attributes' bounds: tensor bounds run on the host, op_list.h) and the
-// element offset of its first element.
-shapes::SliceWindow window_of(const char* op, const rt::Shape& in, const SliceAttrs& a, int64_t& base) {
+Window window_of(const char* op, const rt::Shape& in, const SliceAttrs& a) {
   int64_t starts[rt::Shape::kMaxRank] = {}, ends[rt::Shape::kMaxRank] = {};
   if (a.starts.size() > static_cast<size_t>(rt::Shape::kMaxRank) || a.ends.size() > static_cast<size_t>(rt::Shape::kMaxRank))
     rt::fail(std::string(op) + ": more bounds than dims");
   for (size_t k = 0; k < a.starts.size(); ++k) starts[k] = a.starts[k];
   for (size_t k = 0; k < a.ends.size(); ++k) ends[k] = a.ends[k];
-  shapes::SliceWindow w;
+  Window r;
   require_rule(op, shapes::slice_window(in, a, std::span<const int64_t>(starts, a.starts.size()),
-                                        std::span<const int64_t>(ends, a.ends.size()), w));
-  int64_t str[rt::Shape::kMaxRank];
-  row_major_strides(in, str);
-  base = 0;
-  for (int d = 0; d < in.rank; ++d) base += w.begin[d] * str[d];
-  return w;
-}
-
-// The walk over the window's elements with Input's strides.
-dev::Strided window_walk(const rt::Shape& in, const shapes::SliceWindow& w) {
-  dev::Strided s;
-  s.rank = in.rank;
-  row_major_strides(in, s.a);
-  for (int d = 0; d < in.rank; ++d) s.dims[d] = w.size.d[d];
-  return s;
+                                        std::span<const int64_t>(ends, a.ends.size()), r.w));
+  r.walk.rank = in.rank;
+  row_major_strides(in, r.walk.a);
+  for (int d = 0; d < in.rank; ++d) {
+    r.walk.dims[d] = r.w.size.d[d];
+    r.base += r.w.begin[d] * r.walk.a[d];
+  }
+  return r;
 }
 
 const unsigned char* bytes(const DTensor& t) { return static_cast<const unsigned char*>(t.dev().raw()); }
@@ -69,14 +59,13 @@ void slice(const DTensor& input, const DTensor* starts_tensor, const DTensor* en
   if (starts_tensor || ends_tensor || num_starts > 0 || num_ends > 0)
     rt::fail("slice: tensor bounds have no CUDA kernel (they run on the host)");
   if (same_storage(out, input)) rt::fail("slice: Out must not share storage with Input");
-  int64_t base = 0;
-  const shapes::SliceWindow w = window_of(op, input.dshape(), attrs, base);
+  const Window w = window_of(op, input.dshape(), attrs);
   rt::Shape s;
-  require_rule(op, shapes::slice_out_shape(w.size, attrs.decrease_axis, s));
+  require_rule(op, shapes::slice_out_shape(w.w.size, attrs.decrease_axis, s));
   out.dresize(s, input.ddtype());
   const size_t elem = rt::dtype_size(input.ddtype());
-  dev::strided_copy(bytes(input) + base * elem, out.dptr<unsigned char>(), static_cast<int>(elem), s.numel(),
-                    window_walk(input.dshape(), w), false, stream());
+  dev::strided_copy(bytes(input) + w.base * elem, out.dptr<unsigned char>(), static_cast<int>(elem), s.numel(),
+                    w.walk, false, stream());
   cu::launched(op);
 }
 
@@ -89,17 +78,16 @@ void slice_grad(const DTensor& input, const DTensor* starts_tensor, const DTenso
   if (starts_tensor || ends_tensor || num_starts > 0 || num_ends > 0)
     rt::fail("slice_grad: tensor bounds have no CUDA kernel (they run on the host)");
   if (same_storage(*input_grad, out_grad)) rt::fail("slice_grad: Input@GRAD must not share storage with Out@GRAD");
-  int64_t base = 0;
-  const shapes::SliceWindow w = window_of(op, input.dshape(), attrs, base);
-  if (w.size.numel() != out_grad.dnumel())
-    rt::fail(std::string(op) + ": Out@GRAD " + out_grad.dshape().str() + " does not match the slice " + w.size.str());
+  const Window w = window_of(op, input.dshape(), attrs);
+  if (w.w.size.numel() != out_grad.dnumel())
+    rt::fail(std::string(op) + ": Out@GRAD " + out_grad.dshape().str() + " does not match the slice " + w.w.size.str());
   input_grad->dresize(input.dshape(), out_grad.ddtype());
   const size_t elem = rt::dtype_size(out_grad.ddtype());
   if (input_grad->dnumel())
     cu::check(cudaMemsetAsync(input_grad->dptr<unsigned char>(), 0, input_grad->dnumel() * elem, stream()),
               "slice_grad (cudaMemsetAsync)");
-  dev::strided_copy(bytes(out_grad), input_grad->dptr<unsigned char>() + base * elem, static_cast<int>(elem),
-                    out_grad.dnumel(), window_walk(input.dshape(), w), true, stream());
+  dev::strided_copy(bytes(out_grad), input_grad->dptr<unsigned char>() + w.base * elem, static_cast<int>(elem),
+                    out_grad.dnumel(), w.walk, true, stream());
   cu::launched(op);
 }
 
@@ -132,9 +120,7 @@ void transpose2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x
   require_dev(op, "XShape", x_shape);
   require_dev(op, "Out@GRAD", out_grad);
   if (same_storage(*x_grad, out_grad)) rt::fail("transpose2_grad: X@GRAD must not share storage with Out@GRAD");
-  rt::Shape xs;
-  xs.rank = x_shape.dshape().rank - 1;
-  for (int i = 0; i < xs.rank; ++i) xs.d[i] = x_shape.dshape().d[i + 1];
+  const rt::Shape xs = dims_of_x_shape(op, x_shape);
   rt::Shape s;
   require_rule(op, shapes::transpose_shape(xs, attrs, s));
   if (s != out_grad.dshape())

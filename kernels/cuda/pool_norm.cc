@@ -36,13 +36,6 @@ dev::BatchNorm split(const char* op, const DTensor& x, const BatchNormAttrs& a, 
   return b;
 }
 
-void require_channels(const char* op, const char* role, const DTensor& t, int64_t c) {
-  require_f32(op, role, t);
-  if (t.dnumel() != c)
-    rt::fail(std::string(op) + ": " + role + " has " + std::to_string(t.dnumel()) + " elements for " +
-             std::to_string(c) + " channels");
-}
-
 float* f_out(DTensor* t, const rt::Shape& s) {
   if (!t) return nullptr;
   t->dresize(s, rt::DType::kFP32);
@@ -91,8 +84,8 @@ void batch_norm(const DTensor& x, const DTensor& scale, const DTensor& bias, con
   rt::Shape stats;
   const dev::BatchNorm b = split(op, x, attrs, stats);
   for (auto [role, t] : {std::pair{"Scale", &scale}, {"Bias", &bias}, {"Mean", &mean}, {"Variance", &variance}})
-    require_channels(op, role, *t, b.c);
-  if (momentum_tensor) require_channels(op, "MomentumTensor", *momentum_tensor, 1);
+    require_f32_count(op, role, *t, b.c);
+  if (momentum_tensor) require_f32_count(op, "MomentumTensor", *momentum_tensor, 1);
   float* mul_add = static_cast<float*>(cu::current().scratch(2 * static_cast<size_t>(b.c) * sizeof(float)));
   // The statistics first (they read X; Y may be X itself), then Y.
   dev::batch_norm_stats(f(x), f(scale), f(bias), f(mean), f(variance), f_or_null(momentum_tensor),
@@ -116,7 +109,7 @@ void batch_norm_grad(const DTensor& x, const DTensor& scale, const DTensor* /*bi
     rt::fail(std::string(op) + ": Y@GRAD " + y_grad.dshape().str() + " does not match X " + x.dshape().str());
   rt::Shape stats;
   const dev::BatchNorm b = split(op, x, attrs, stats);
-  require_channels(op, "Scale", scale, b.c);
+  require_f32_count(op, "Scale", scale, b.c);
   const DTensor* m = &saved_mean;
   const DTensor* v = &saved_variance;
   if (b.global) {
@@ -124,8 +117,8 @@ void batch_norm_grad(const DTensor& x, const DTensor& scale, const DTensor* /*bi
     v = variance ? variance : variance_out;
     if (!m || !v) rt::fail(std::string(op) + ": global statistics need Mean/Variance or MeanOut/VarianceOut");
   }
-  require_channels(op, b.global ? "Mean" : "SavedMean", *m, b.c);
-  require_channels(op, b.global ? "Variance" : "SavedVariance", *v, b.c);
+  require_f32_count(op, b.global ? "Mean" : "SavedMean", *m, b.c);
+  require_f32_count(op, b.global ? "Variance" : "SavedVariance", *v, b.c);
   // dx is written after every channel's sums are complete, so it may be Y@GRAD itself; not X (it is read).
   if (x_grad && same_storage(*x_grad, x)) rt::fail("batch_norm_grad: X@GRAD must not share storage with X");
   double* sums = static_cast<double*>(cu::current().scratch(2 * static_cast<size_t>(b.c) * sizeof(double)));

@@ -16,12 +16,7 @@ namespace {
 void copy_reshaped(const char* op, const DTensor& x, const rt::Shape& s, DTensor& out, DTensor* x_shape) {
   if (s.numel() != x.dnumel())
     rt::fail(std::string(op) + ": Out " + s.str() + " does not hold X " + x.dshape().str());
-  if (x_shape) {
-    rt::Shape xs;
-    xs.rank = x.dshape().rank + 1;
-    for (int i = 0; i < x.dshape().rank; ++i) xs.d[i + 1] = x.dshape().d[i];
-    x_shape->dresize(xs, x.ddtype());
-  }
+  set_x_shape(x, x_shape);
   if (&out == &x) {
     out.dresize(s, x.ddtype());
     return;
@@ -77,11 +72,7 @@ void reshape2_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_g
   if (!x_grad) return;
   require_dev(op, "XShape", x_shape);
   require_dev(op, "Out@GRAD", out_grad);
-  if (x_shape.dshape().rank < 1) rt::fail("reshape2_grad: XShape must have rank >= 1");
-  rt::Shape s;
-  s.rank = x_shape.dshape().rank - 1;
-  for (int i = 0; i < s.rank; ++i) s.d[i] = x_shape.dshape().d[i + 1];
-  copy_reshaped(op, out_grad, s, *x_grad, nullptr);
+  copy_reshaped(op, out_grad, dims_of_x_shape(op, x_shape), *x_grad, nullptr);
 }
 
 void flatten_contiguous_range_grad(const DTensor& x_shape, const DTensor& out_grad, DTensor* x_grad) {

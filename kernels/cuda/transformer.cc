@@ -29,17 +29,6 @@ void gelu_grad(const DTensor& x, const DTensor& out_grad, DTensor* x_grad, const
   cu::launched(op);
 }
 
-namespace {
-
-void require_vec(const char* op, const char* role, const DTensor& t, int64_t n) {
-  require_f32(op, role, t);
-  if (t.dnumel() != n)
-    rt::fail(std::string(op) + ": " + role + " has " + std::to_string(t.dnumel()) + " elements, expected " +
-             std::to_string(n));
-}
-
-}  // namespace
-
 void layer_norm(const DTensor& x, const DTensor* scale, const DTensor* bias, DTensor& y, DTensor* mean,
                 DTensor* variance, const LayerNormAttrs& a) {
   const char* op = "layer_norm";
@@ -47,8 +36,8 @@ void layer_norm(const DTensor& x, const DTensor* scale, const DTensor* bias, DTe
   int64_t left = 0, right = 0;
   rt::Shape stats;
   require_rule(op, shapes::layer_norm_shape(x.dshape(), a, left, right, stats));
-  if (scale) require_vec(op, "Scale", *scale, right);
-  if (bias) require_vec(op, "Bias", *bias, right);
+  if (scale) require_f32_count(op, "Scale", *scale, right);
+  if (bias) require_f32_count(op, "Bias", *bias, right);
   if (same_storage(y, x)) rt::fail(std::string(op) + ": Y must not share storage with X");
   y.dresize(x.dshape(), rt::DType::kFP32);
   if (mean) mean->dresize(stats, rt::DType::kFP32);
@@ -69,9 +58,9 @@ void layer_norm_grad(const DTensor& x, const DTensor* scale, const DTensor* /*bi
   require_f32(op, "Y@GRAD", y_grad);
   if (y_grad.dshape() != x.dshape())
     rt::fail(std::string(op) + ": Y@GRAD " + y_grad.dshape().str() + " does not match X " + x.dshape().str());
-  require_vec(op, "Mean", mean, left);
-  require_vec(op, "Variance", variance, left);
-  if (scale) require_vec(op, "Scale", *scale, right);
+  require_f32_count(op, "Mean", mean, left);
+  require_f32_count(op, "Variance", variance, left);
+  if (scale) require_f32_count(op, "Scale", *scale, right);
   // Every row's sums are read before its dx is written, but the parameter sums read all of X and Y@GRAD.
   for (const DTensor* out : {x_grad, scale_grad, bias_grad})
     if (out && (same_storage(*out, x) || same_storage(*out, y_grad)))
