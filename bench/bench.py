@@ -119,7 +119,7 @@ def fluidc_train(exe, prog, data, batch, steps, work, env):
 
 def fluidc_steady_ms(out):
     """ms per step of the last logging interval before "done:" in a trainer's output (fluidc_train's
-    second interval: the steady state); also read by bench/memory_rss.py."""
+    second interval: the steady state); also read by bench/memory_rss.py and bench/cuda_bench.py."""
     rate = float(re.findall(r"([0-9.]+) steps/s", out.split("done:")[0])[-1])
     return 1e3 / rate
 
@@ -149,13 +149,10 @@ def paddle_train(prog, data, batch, steps):
         return (time.perf_counter() - t0) / steps * 1e3, float(first)
 
 
-def torch_train(model, prog, data, batch, steps):
-    """As paddle_train, for the model's PyTorch module, loss and optimizer."""
-    import torch
-    m = model.torch_module(prog["weights"])
+def torch_step(model, m):
+    """One training step of PyTorch module `m` with the model's loss and optimizer, as a function of a
+    batch (module input, loss target) that returns the loss read back (also bench/cuda_bench.py's)."""
     opt, loss_fn = model.torch_optimizer(m.parameters()), model.torch_loss()
-    batches = [model.torch_batch({k: v[i * batch:(i + 1) * batch] for k, v in data.items()})
-               for i in range(max(steps, 1))]
 
     def step(x, y):
         opt.zero_grad()
@@ -163,6 +160,14 @@ def torch_train(model, prog, data, batch, steps):
         loss.backward()
         opt.step()
         return loss.item()
+    return step
+
+
+def torch_train(model, prog, data, batch, steps):
+    """As paddle_train, for the model's PyTorch module, loss and optimizer."""
+    step = torch_step(model, model.torch_module(prog["weights"]))
+    batches = [model.torch_batch({k: v[i * batch:(i + 1) * batch] for k, v in data.items()})
+               for i in range(max(steps, 1))]
     first = step(*batches[0])
     if not steps:
         return None, first

@@ -6,13 +6,14 @@
 # `run` (on the GPU; needs numpy and PyTorch, not Paddle or fluidc) times them: medians of --reps runs,
 # each a steady-state interval after a warm-up interval. tools/gpu_suite.sh carries `prepare`'s output
 # to a GPU machine and calls `run` there.
-import argparse, json, os, re, statistics, struct, subprocess, sys
+import argparse, json, os, statistics, struct, subprocess, sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import fluidc_steady_ms, torch_step  # noqa: E402  (bench.py imports no Paddle at the top)
 from workloads import BertTiny, FitALine, LeNet, Mlp, ResNet18  # noqa: E402
 
 # (model, batch, timed steps): the CPU table's models; batch 4096 is the cuBLAS-bound row; BERT-tiny's,
@@ -129,29 +130,15 @@ def fluidc_run(exe, init, data_args, batch, steps, extra=()):
     return p.stdout, p.stderr
 
 
-def steady_ms(out):
-    """ms per step of the last logging interval before "done:" (the second: the steady state)."""
-    rate = float(re.findall(r"([0-9.]+) steps/s", out.split("done:")[0])[-1])
-    return 1e3 / rate
-
-
 def torch_cuda(model, weights, data, batch, steps):
     """(ms per step over `steps` steps, first-step loss). Batches are placed on the device before timing
     (PyTorch's most favourable setup; fluidc's trainer copies each batch from host memory), and each
     step reads its loss back (.item()), as fluidc's trainer does."""
     import torch
     dev = torch.device("cuda")
-    m = model.torch_module(weights).to(dev)
-    opt, loss_fn = model.torch_optimizer(m.parameters()), model.torch_loss()
+    step = torch_step(model, model.torch_module(weights).to(dev))
     batches = [to_device(model.torch_batch({k: v[i * batch:(i + 1) * batch] for k, v in data.items()}), dev)
                for i in range(DATA_BATCHES)]
-
-    def step(x, y):
-        opt.zero_grad()
-        loss = loss_fn(m(x), y)
-        loss.backward()
-        opt.step()
-        return loss.item()
     first = step(*batches[0])
     for i in range(steps):  # warm-up interval, as fluidc's first logging interval
         step(*batches[i % DATA_BATCHES])
@@ -199,10 +186,10 @@ def run(pack, reps, json_out):
         f_ms, h_ms, t_ms, stats = [], [], [], ""
         for _ in range(reps):
             out, err = fluidc_run(exe, init, data_args, batch, 2 * steps, ["--log-every", steps, "--cuda-stats"])
-            f_ms.append(steady_ms(out))
+            f_ms.append(fluidc_steady_ms(out))
             stats = " ".join(ln.strip() for ln in err.splitlines() if "graph" in ln or "cudaMalloc" in ln)
             out, _ = fluidc_run(exe, init, data_args, batch, 2 * steps, ["--log-every", steps, "--feeds-from-host"])
-            h_ms.append(steady_ms(out))
+            h_ms.append(fluidc_steady_ms(out))
             t_ms.append(torch_cuda(model, weights, data, batch, steps)[0])
         row = {"fluidc_ms": statistics.median(f_ms), "fluidc_min_max": [min(f_ms), max(f_ms)],
                "fluidc_feeds_from_host_ms": statistics.median(h_ms), "fluidc_feeds_from_host_min_max": [min(h_ms), max(h_ms)],
