@@ -7,7 +7,9 @@ set -euo pipefail
 fluidc=$1 compare=$2 fixture=$3 work=$4 batch=$5
 shift 5
 train_flags=("$@")
-rm -rf "$work" && mkdir -p "$work/batch0"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
+mkdir -p "$work/batch0"
 if [ -f "$fixture/forward.pdmodel" ]; then
   program=$fixture/forward.pdmodel params=$fixture/init.pdiparams startup=(--startup "$fixture/startup.pdmodel")
 else

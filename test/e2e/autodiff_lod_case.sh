@@ -5,7 +5,8 @@
 # usage: autodiff_lod_case.sh FLUIDC NPY_COMPARE FIXTURE_DIR WORK_DIR LOSS_VAR
 set -euo pipefail
 fluidc=$1 compare=$2 fixture=$3 work=$4 loss=$5
-rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
 feeds=()
 for f in "$fixture"/inputs/*.npy; do
   [[ $f =~ \.lod[0-9]+\.npy$ ]] && continue

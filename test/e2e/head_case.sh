@@ -10,7 +10,8 @@
 set -euo pipefail
 source "$(dirname "$0")/compare_lod.sh"
 fluidc=$1 compare=$2 fixture=$3 work=$4
-rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
 "$fluidc" build "$fixture/model.pdmodel" --params "$fixture/model.pdiparams" -o "$work/model"
 "$fluidc" build "$fixture/model.pdmodel" --params "$fixture/model.pdiparams" --no-memory-plan -o "$work/unplanned"
 

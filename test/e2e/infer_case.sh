@@ -6,7 +6,8 @@
 set -euo pipefail
 source "$(dirname "$0")/fixture_feeds.sh"
 fluidc=$1 compare=$2 fixture=$3 work=$4 rtol=${5:-1e-5}
-rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
 params=()
 [ -f "$fixture/model.pdiparams" ] && params=(--params "$fixture/model.pdiparams")
 "$fluidc" build "$fixture/model.pdmodel" "${params[@]}" -o "$work/model"

@@ -5,7 +5,8 @@
 # usage: kill_during_save.sh FLUIDC FIXTURE_DIR WORK_DIR
 set -euo pipefail
 fluidc=$1 fixture=$2 work=$3
-rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
 "$fluidc" build "$fixture/main.pdmodel" --startup "$fixture/startup.pdmodel" -o "$work/trainer"
 data=(--data "x=$fixture/data/x.npy" --data "label=$fixture/data/label.npy" --batch-size 8 --threads 1)
 "$work/trainer" "${data[@]}" --steps 1 --save "$work/ckpt" > /dev/null

@@ -7,7 +7,8 @@
 set -euo pipefail
 source "$(dirname "$0")/compare_lod.sh"
 fluidc=$1 compare=$2 fixture=$3 work=$4
-rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
 "$fluidc" build "$fixture/model.pdmodel" --params "$fixture/model.pdiparams" -o "$work/model"
 is_lod() { [[ $1 =~ \.lod[0-9]+\.npy$ ]]; }
 cases=0

@@ -7,7 +7,8 @@
 set -euo pipefail
 source "$(dirname "$0")/compare_lod.sh"
 fluidc=$1 compare=$2 case_dir=$3 work=$4
-rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
 read -r rtol atol < "$case_dir/tolerance"
 fetch=() feeds=()
 # NAME.lod<l>.npy beside NAME.npy: LoD offsets (fed with --lod; fetched ones compared exactly).

@@ -5,7 +5,8 @@
 # usage: pir_case.sh FLUIDC NPY_COMPARE CASE_DIR WORK_DIR
 set -euo pipefail
 fluidc=$1 compare=$2 case_dir=$3 work=$4
-rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
 read -r rtol atol < "$case_dir/tolerance"
 feeds=() params=() fetched=0
 for f in "$case_dir"/inputs/*.npy; do feeds+=(--feed "$(basename "$f" .npy)=$f"); done

@@ -5,7 +5,8 @@
 set -euo pipefail
 source "$(dirname "$0")/fixture_feeds.sh"
 fluidc=$1 kind=$2 fixture=$3 work=$4 batch=${5:-8}
-rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
 if [ "$kind" = train ]; then
   "$fluidc" build "$fixture/main.pdmodel" --startup "$fixture/startup.pdmodel" --memory-report -o "$work/planned" \
     > "$work/report.txt"

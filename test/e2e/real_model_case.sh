@@ -5,7 +5,8 @@
 # usage: real_model_case.sh FLUIDC NPY_COMPARE SYNTH_PARAMS PROGRAM REFERENCE_DIR WORK_DIR RTOL ATOL
 set -euo pipefail
 fluidc=$1 compare=$2 synth=$3 program=$4 ref=$5 work=$6 rtol=$7 atol=$8
-rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
 read -r feed dims < "$ref/input"
 read -r fetch < "$ref/fetch"
 "$synth" "$program" "$work/weights.pdiparams"

@@ -5,7 +5,8 @@
 # usage: synth_train_case.sh FLUIDC NPY_COMPARE SYNTH_PARAMS FIXTURE_DIR WORK_DIR FEED DIMS BATCH RTOL ATOL
 set -euo pipefail
 fluidc=$1 compare=$2 synth=$3 fixture=$4 work=$5 feed=$6 dims=$7 batch=$8 rtol=$9 atol=${10}
-rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
 "$synth" --parameters "$fixture/main.pdmodel" "$work/init.pdiparams"
 "$synth" --input "$feed" "$dims" "$work/$feed.npy"
 "$fluidc" build "$fixture/main.pdmodel" --startup "$fixture/startup.pdmodel" -o "$work/trainer"

@@ -4,7 +4,8 @@
 # usage: train_case.sh FLUIDC NPY_COMPARE FIXTURE_DIR WORK_DIR BATCH_SIZE
 set -euo pipefail
 fluidc=$1 compare=$2 fixture=$3 work=$4 batch=$5
-rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "$0")/work_dir.sh"
+fresh_work_dir "$work"
 "$fluidc" build "$fixture/main.pdmodel" --startup "$fixture/startup.pdmodel" -o "$work/trainer"
 data=()
 for f in "$fixture"/data/*.npy; do
