@@ -76,6 +76,12 @@ struct ConvTransposeAttrs {
   std::vector<int> output_padding;
   /// The spatial output size, in [computed, computed + stride); wins over output_padding.
   std::vector<int> output_size;
+  /// As ConvAttrs: the activation applied after the bias (Paddle's extra
+  /// attributes, which its oneDNN passes set; fluidc's conv-epilogue pass
+  /// sets them at inference). Forward ops only.
+  std::string fuse_activation;
+  float fuse_alpha = 0.0f;
+  float fuse_beta = 0.0f;
 
   /// The attributes by Paddle name (see kernels/attr_fields.h).
   template <class F>
@@ -88,6 +94,9 @@ struct ConvTransposeAttrs {
     f("data_format", &ConvTransposeAttrs::data_format);
     f("output_padding", &ConvTransposeAttrs::output_padding);
     f("output_size", &ConvTransposeAttrs::output_size);
+    f("fuse_activation", &ConvTransposeAttrs::fuse_activation);
+    f("fuse_alpha", &ConvTransposeAttrs::fuse_alpha);
+    f("fuse_beta", &ConvTransposeAttrs::fuse_beta);
   }
 };
 

@@ -83,6 +83,12 @@ def main():
     conv2d_transpose("conv2d_transpose_same_nhwc", [2, 4, 5, 3], [3, 2, 3, 3], stride=2, padding="SAME",
                      data_format="NHWC")
     conv2d_transpose("depthwise_conv2d_transpose", [2, 3, 4, 4], [3, 1, 3, 3], stride=2, groups=3)
+    # Windows that tile the output (kernel == stride, no padding): written without zeroing or adding
+    # (kernels/cpu/conv_lowering.h, col2im_tiles): the 2x2 form DB text detectors upsample with, a 3x1
+    # one with groups, and a 3-D one.
+    conv2d_transpose("conv2d_transpose_tiles_2x2", [2, 5, 3, 4], [5, 3, 2, 2], stride=2)
+    conv2d_transpose("conv2d_transpose_tiles_3x1_groups", [1, 4, 3, 5], [4, 2, 3, 1], stride=[3, 1], groups=2)
+    conv3d_transpose("conv3d_transpose_tiles_2x2x2", [1, 2, 2, 3, 2], [2, 3, 2, 2, 2], stride=2)
     conv3d_transpose("conv3d_transpose_stride2", [2, 3, 3, 4, 3], [3, 2, 2, 3, 2], stride=[2, 1, 2], padding=[1, 0, 1])
     conv3d_transpose("conv3d_transpose_groups_ndhwc", [1, 3, 4, 3, 4], [4, 1, 3, 2, 2], stride=2, padding=1,
                      output_padding=1, groups=2, data_format="NDHWC")

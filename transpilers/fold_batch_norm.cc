@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -20,15 +21,32 @@ struct Folded {
   std::string weight, bias;
 };
 
-Folded fold_ops(pb::BlockDesc& block, const ops::ChannelAffine& ca, const pb::OpDesc& bn,
-                const std::string& w, int weight_axis, std::vector<pb::OpDesc>& pre) {
+/// The axis of a per-channel bias's dims that holds its `channels` values
+/// ([C], or [1, C, 1, 1] as Paddle's reshape2 of a conv bias writes it), or -1
+/// when it has another shape.
+int bias_channel_axis(const pb::BlockDesc& block, const std::string& bias, int64_t channels) {
+  const pb::VarDesc* v = find_block_var(block, bias);
+  if (!v || !is_dense_tensor(*v)) return -1;
+  const auto& dims = v->type().lod_tensor().tensor().dims();
+  int axis = -1;
+  for (int i = 0; i < dims.size(); ++i) {
+    if (dims[i] == channels && axis < 0) axis = i;
+    else if (dims[i] != 1) return -1;
+  }
+  return dims.empty() ? -1 : std::max(axis, 0);
+}
+
+/// `old_bias`: the convolution's own bias ("" for none), `bias_axis` its
+/// channel axis; the folded bias then has its shape: b * f + (Bias - Mean * f).
+Folded fold_ops(pb::BlockDesc& block, const ops::ChannelAffine& ca, const pb::OpDesc& bn, const std::string& w,
+                int weight_axis, const std::string& old_bias, int bias_axis, std::vector<pb::OpDesc>& pre) {
   const std::string y = sole(bn, ca.y, false);
   const pb::VarDesc& scale = *find_block_var(block, sole(bn, ca.scale, true));
   const std::string var_eps = new_var(block, y + ".fold_var_eps", scale);
   const std::string inv_std = new_var(block, y + ".fold_inv_std", scale);
   const std::string factor = new_var(block, y + ".fold_factor", scale);
   const std::string mean_f = new_var(block, y + ".fold_mean_factor", scale);
-  Folded f{new_var(block, w + ".folded_" + y, *find_block_var(block, w)), new_var(block, y + ".fold_bias", scale)};
+  Folded f{new_var(block, w + ".folded_" + y, *find_block_var(block, w)), ""};
   pb::OpDesc add_eps = make_op("scale", {{"X", sole(bn, ca.variance, true)}}, "Out", var_eps);
   ops::set_attr_float(add_eps, "scale", 1.0f);
   ops::set_attr_float(add_eps, "bias", ca.epsilon);
@@ -39,7 +57,22 @@ Folded fold_ops(pb::BlockDesc& block, const ops::ChannelAffine& ca, const pb::Op
   ops::set_attr_int(scale_w, "axis", weight_axis);
   pre.push_back(scale_w);
   pre.push_back(make_op("elementwise_mul", {{"X", sole(bn, ca.mean, true)}, {"Y", factor}}, "Out", mean_f));
-  pre.push_back(make_op("elementwise_sub", {{"X", sole(bn, ca.bias, true)}, {"Y", mean_f}}, "Out", f.bias));
+  if (old_bias.empty()) {
+    f.bias = new_var(block, y + ".fold_bias", scale);
+    pre.push_back(make_op("elementwise_sub", {{"X", sole(bn, ca.bias, true)}, {"Y", mean_f}}, "Out", f.bias));
+    return f;
+  }
+  const pb::VarDesc& b = *find_block_var(block, old_bias);
+  const std::string shift = new_var(block, y + ".fold_shift", scale);
+  const std::string scaled_b = new_var(block, y + ".fold_scaled_bias", b);
+  f.bias = new_var(block, y + ".fold_bias", b);
+  pre.push_back(make_op("elementwise_sub", {{"X", sole(bn, ca.bias, true)}, {"Y", mean_f}}, "Out", shift));
+  pb::OpDesc scale_b = make_op("elementwise_mul", {{"X", old_bias}, {"Y", factor}}, "Out", scaled_b);
+  ops::set_attr_int(scale_b, "axis", bias_axis);
+  pre.push_back(scale_b);
+  pb::OpDesc add_shift = make_op("elementwise_add", {{"X", scaled_b}, {"Y", shift}}, "Out", f.bias);
+  ops::set_attr_int(add_shift, "axis", bias_axis);
+  pre.push_back(add_shift);
   return f;
 }
 
@@ -80,9 +113,7 @@ int fold_batch_norm(pb::ProgramDesc& prog, const std::vector<std::string>& keep)
     const ops::OpDef* conv_def = ops::find_op(conv.type());
     ops::ChannelLinear cl;
     if (!conv_def || !conv_def->channel_linear || !conv_def->channel_linear(conv, cl) || cl.bias.empty()) continue;
-    // A bias of its own would need scaling too, and a fused activation comes
-    // before the batch_norm: neither is folded.
-    if (!op_inputs(conv, cl.bias).empty()) continue;
+    // A fused activation comes before the batch_norm: not folded.
     if (!cl.epilogue.activation.empty())
       if (const pb::OpDesc::Attr* a = find_attr(conv, cl.epilogue.activation); a && !a->s().empty()) continue;
     const std::string w = sole(conv, cl.weight, true);
@@ -92,8 +123,16 @@ int fold_batch_norm(pb::ProgramDesc& prog, const std::vector<std::string>& keep)
     const auto& wdims = find_block_var(block, w)->type().lod_tensor().tensor().dims();
     const auto& sdims = find_block_var(block, sole(bn, ca.scale, true))->type().lod_tensor().tensor().dims();
     if (cl.weight_axis >= wdims.size() || sdims.size() != 1 || wdims[cl.weight_axis] != sdims[0]) continue;
+    // A bias of its own (one that conv-epilogue moved in from an add) is
+    // scaled by f too: BN(conv + b) = conv * f + b * f + (Bias - Mean * f).
+    std::string old_bias;
+    int bias_axis = -1;
+    if (!op_inputs(conv, cl.bias).empty()) {
+      old_bias = sole(conv, cl.bias, true);
+      if (old_bias.empty() || (bias_axis = bias_channel_axis(block, old_bias, sdims[0])) < 0) continue;
+    }
 
-    const Folded f = fold_ops(block, ca, bn, w, cl.weight_axis, before[j]);
+    const Folded f = fold_ops(block, ca, bn, w, cl.weight_axis, old_bias, bias_axis, before[j]);
     // The convolution reads the folded weight, adds the folded bias, and
     // writes the batch_norm's Y directly.
     for (auto& slot : *conv.mutable_inputs())

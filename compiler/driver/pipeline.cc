@@ -174,6 +174,11 @@ PipelineResult run_pipeline(const Program& main, const std::optional<Program>& s
   //    learns); before dead-code, which drops what the fold left unread.
   const bool inference = !has_optimizer(s.main);
   if (r.selected("fold-batch-norm") && inference) {
+    // conv-epilogue first moves a bias add between a convolution and its
+    // batch_norm (conv2d_transpose -> add(bias) -> batch_norm, as DB text
+    // detectors write it) into the convolution, whose batch_norm then folds;
+    // its run in step 8 takes the activation after the folded batch_norm.
+    if (r.selected("conv-epilogue") && fuse_conv_epilogue(s.main, o.fetch) > 0) rewrote = true;
     if (fold_batch_norm(s.main, o.fetch) > 0) rewrote = true;
     r.after("fold-batch-norm", s.main);
   }

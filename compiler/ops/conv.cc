@@ -53,6 +53,18 @@ bool conv_channel_linear(const pb::OpDesc& op, ChannelLinear& cl) {
   return true;
 }
 
+// Transposed convolutions: Filter is [C, M/groups, k...], so with one group
+// output channel m is linear in Filter[:, m] (axis 1). With several groups
+// channel m's weights are a slice of one group's rows, not a whole axis.
+bool conv_transpose_channel_linear(const pb::OpDesc& op, ChannelLinear& cl) {
+  const auto a = parse_attrs<kernels::ConvTransposeAttrs>(op);
+  bool last = false;
+  if (a.groups != 1 || !shapes::conv_detail::channel_last(a.data_format, last).empty()) return false;
+  cl = {.weight = "Filter", .weight_axis = 1, .out = "Output", .out_axis = last ? -1 : 1, .bias = "Bias",
+        .epilogue = {.activation = "fuse_activation", .alpha = "fuse_alpha", .beta = "fuse_beta"}};
+  return true;
+}
+
 // conv2d's Winograd form: a 3x3, stride-1, undilated, ungrouped NCHW window
 // (kernels/shapes/conv.h, winograd_applies) and no ResidualData.
 bool conv_winograd(const pb::OpDesc& op, const std::vector<int64_t>& filter, WinogradForm& wf) {
@@ -168,7 +180,8 @@ void add_conv_ops(std::vector<OpDef>& t) {
     std::string fwd = v.type;
     t.push_back({.type = fwd, .family = "conv", .inputs = {{"Input"}, {"Filter"}, {"Bias", true}},
                  .outputs = {{"Output"}}, .attrs = kernel_attrs<ConvTransposeAttrs>(),
-                 .attrs_struct = "ConvTransposeAttrs", .grad = fwd + "_grad", .infer_shape = v.infer});
+                 .attrs_struct = "ConvTransposeAttrs", .grad = fwd + "_grad", .infer_shape = v.infer,
+                 .channel_linear = conv_transpose_channel_linear});
     t.push_back({.type = fwd + "_grad", .family = "conv",
                  .inputs = {{"Input"}, {"Filter"}, {"Bias", true}, {"Output@GRAD"}},
                  .outputs = {{"Input@GRAD", true}, {"Filter@GRAD", true}},

@@ -379,7 +379,7 @@ void run_forward(const char* op, int nsp, const Tensor& input, const Tensor& fil
       // the planes get the bias only, and the activation a pass of its own.
       const ConvEpilogue<T> ep(op, bias, a);
       forward<T>(g, x, filter.data<T>(), y, residual ? ep.bias_only() : ep);
-      finish_conv_output(g, y, nullptr, out);
+      finish_conv_output(g, y, out);
       if (residual) {
         T* po = out.data<T>();
         for (int64_t i = 0; i < out.numel(); ++i) po[i] += residual->data<T>()[i];

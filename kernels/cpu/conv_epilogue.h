@@ -53,7 +53,9 @@ void exact_epilogue_rows_f32(float* y, int64_t ld, const float* bias, int64_t co
 template <class T>
 class ConvEpilogue {
  public:
-  ConvEpilogue(const char* op, const Tensor* bias, const ConvAttrs& a)
+  /// `a`: ConvAttrs or ConvTransposeAttrs (both carry fuse_activation, fuse_alpha, fuse_beta).
+  template <class Attrs>
+  ConvEpilogue(const char* op, const Tensor* bias, const Attrs& a)
       : bias_(bias ? bias->data<T>() : nullptr), act_(conv_activation(op, a.fuse_activation)), alpha_(a.fuse_alpha),
         beta_(a.fuse_beta) {}
 

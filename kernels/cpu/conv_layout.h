@@ -58,17 +58,12 @@ const T* channels_first(const Tensor& t, bool channel_last, int64_t channels, Co
 }
 
 /// The common end of the convolution forwards: y (channel-first, N x M
-/// channels x P positions) gets the per-channel bias, if any, and is copied
-/// into `out` when the op's layout is channel-last (y is then a scratch buffer).
+/// channels x P positions, bias and activation applied by the kernel's
+/// ConvEpilogue) is copied into `out` when the op's layout is channel-last
+/// (y is then a scratch buffer).
 template <class T>
-void finish_conv_output(const shapes::ConvGeometry& g, T* y, const Tensor* bias, Tensor& out) {
-  const int64_t P = out.numel() / (g.N * g.M);
-  if (bias)
-    for (int64_t i = 0; i < g.N * g.M; ++i) {
-      const T b = bias->data<T>()[i % g.M];
-      for (int64_t p = 0; p < P; ++p) y[i * P + p] += b;
-    }
-  if (g.channel_last) shuffle_channels(y, out.data<T>(), g.N, P, g.M, false);
+void finish_conv_output(const shapes::ConvGeometry& g, const T* y, Tensor& out) {
+  if (g.channel_last) shuffle_channels(y, out.data<T>(), g.N, out.numel() / (g.N * g.M), g.M, false);
 }
 
 /// The shared driver of every convolution gradient: checks Output@GRAD

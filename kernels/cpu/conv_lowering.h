@@ -147,6 +147,45 @@ void col2im_add(const Lowering& l, int64_t channels, const T* col, T* img, int64
         }
 }
 
+/// Whether the windows tile the image: every image element is covered by
+/// exactly one (tap, position) pair (kernel == stride, no padding, no
+/// dilation, no rows left over), as in a 2x2 stride-2 transposed conv.
+/// col2im is then a permutation (col2im_tiles), with no zeroing or adding.
+inline bool tiles_exactly(const Lowering& l) {
+  for (int i = 0; i < 3; ++i)
+    if (l.k[i] != l.s[i] || l.p[i] != 0 || (l.k[i] > 1 && l.d[i] != 1) || l.img[i] != l.col[i] * l.s[i])
+      return false;
+  return true;
+}
+
+/// img[channels, img_size] from a dense col[channels * taps, col_size] when
+/// tiles_exactly(l): each image row is written once, left to right,
+/// interleaving the k[2] column rows of its taps.
+template <class T>
+void col2im_tiles(const Lowering& l, int64_t channels, const T* col, T* img) {
+  const int64_t P = l.col_size(), O1 = l.col[1], O2 = l.col[2], K2 = l.k[2];
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t k0 = 0; k0 < l.k[0]; ++k0)
+      for (int64_t k1 = 0; k1 < l.k[1]; ++k1) {
+        const T* taps = col + ((c * l.k[0] + k0) * l.k[1] + k1) * K2 * P;  // tap k2's row: + k2 * P
+        for (int64_t o0 = 0; o0 < l.col[0]; ++o0)
+          for (int64_t o1 = 0; o1 < O1; ++o1) {
+            const T* src = taps + (o0 * O1 + o1) * O2;
+            T* row = img + ((c * l.img[0] + o0 * l.s[0] + k0) * l.img[1] + o1 * l.s[1] + k1) * l.img[2];
+            if (K2 == 2) {  // the common 2x2 upsampling: two streams interleaved
+              const T* src1 = src + P;
+              for (int64_t o2 = 0; o2 < O2; ++o2) {
+                row[2 * o2] = src[o2];
+                row[2 * o2 + 1] = src1[o2];
+              }
+            } else {
+              for (int64_t o2 = 0; o2 < O2; ++o2)
+                for (int64_t k2 = 0; k2 < K2; ++k2) row[o2 * K2 + k2] = src[k2 * P + o2];
+            }
+          }
+      }
+}
+
 /// Row-major C[M,N] = op(A)[M,K] @ op(B)[K,N] + beta * C with dense operands.
 /// fp32 goes to the packed GEMM except for tiny products; fp64 (tests,
 /// reference runs) uses the definition.

@@ -6,6 +6,7 @@
 // GEMM + col2im and the gradients are im2col + GEMM.
 #include "kernels/conv.h"
 
+#include "kernels/cpu/conv_epilogue.h"
 #include "kernels/cpu/conv_layout.h"
 #include "kernels/cpu/conv_lowering.h"
 #include "kernels/cpu/kernel_util.h"
@@ -19,16 +20,19 @@ namespace {
 
 using shapes::ConvGeometry;
 
-/// y[N, M, Pout] from x[N, C, Pin] and w[C, M/groups, taps], channels first.
+/// y[N, M, Pout] from x[N, C, Pin] and w[C, M/groups, taps], channels first,
+/// each group's planes finished by `ep` (bias, activation) as soon as they are
+/// complete, while the last of them are still in cache.
 template <class T>
-void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
+void forward(const ConvGeometry& g, const T* x, const T* w, T* y, const ConvEpilogue<T>& ep) {
   const Lowering l = lowering(g, true);
   const int64_t Pin = l.col_size(), Pout = l.img_size();
   const int64_t Cg = g.C / g.groups, Mg = g.M / g.groups, K = Mg * l.taps();
   // A 1x1 window with stride 1 writes every output pixel exactly once.
   const bool pointwise = l.pointwise() && Pin == Pout;
+  const bool tiles = !pointwise && tiles_exactly(l);  // col2im writes every output once
   T* col = pointwise ? nullptr : conv_buffer<T>(ConvBuf::kCol, K * Pin);
-  if (!pointwise) std::fill(y, y + g.N * g.M * Pout, T(0));
+  if (!pointwise && !tiles) std::fill(y, y + g.N * g.M * Pout, T(0));
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
       const T* img = x + (n * g.C + gi * Cg) * Pin;
@@ -38,8 +42,12 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y) {
         conv_gemm<T>(true, false, Mg, Pin, Cg, w_g, img, T(0), out);
       } else {  // col[K, Pin] = W_g^T @ X, scattered onto the output
         conv_gemm<T>(true, false, K, Pin, Cg, w_g, img, T(0), col);
-        col2im_add(l, Mg, col, out);
+        if (tiles)
+          col2im_tiles(l, Mg, col, out);
+        else
+          col2im_add(l, Mg, col, out);
       }
+      if (!ep.empty()) ep.planes(out, gi * Mg, Mg, Pout);
     }
 }
 
@@ -95,8 +103,8 @@ void run_forward(const char* op, int nsp, const Tensor& input, const Tensor& fil
     }
     const T* x = channels_first<T>(input, g.channel_last, g.C, ConvBuf::kInput);
     T* y = g.channel_last ? conv_buffer<T>(ConvBuf::kOutput, out.numel()) : out.data<T>();
-    forward<T>(g, x, filter.data<T>(), y);
-    finish_conv_output(g, y, bias, out);
+    forward<T>(g, x, filter.data<T>(), y, ConvEpilogue<T>(op, bias, a));
+    finish_conv_output(g, y, out);
   });
   buf.finish();
 }
