@@ -67,6 +67,10 @@ def main():
     conv2d("conv2d_valid", [2, 3, 6, 7], [4, 3, 2, 3], padding="VALID")
     conv2d("conv2d_nhwc", [2, 6, 7, 3], [4, 3, 3, 3], stride=[1, 2], padding=1, data_format="NHWC")
     conv2d("conv2d_1x1", [2, 5, 6, 6], [4, 5, 1, 1])
+    # Few output channels, many taps (a head's last conv; kernels/cpu/conv_small.cc, forward_rows_single):
+    # one channel over rows that end inside the second and fifth column vectors, and two channels.
+    conv2d("conv2d_one_out_channel", [1, 16, 5, 70], [1, 16, 3, 3], padding=1)
+    conv2d("conv2d_two_out_channels", [2, 9, 4, 20], [2, 9, 3, 3], padding=[1, 0])
     # groups == in channels: Paddle emits depthwise_conv2d.
     conv2d("depthwise_conv2d", [2, 4, 7, 7], [4, 1, 3, 3], padding=1, groups=4)
     conv2d("depthwise_conv2d_multiplier2_stride2", [2, 3, 8, 9], [6, 1, 3, 3], stride=2, padding=1, groups=3)

@@ -1,4 +1,4 @@
-// kernels/cpu/conv_small.cc - direct fp32 convolution for few input taps at stride 1: vector loops over output columns.
+// kernels/cpu/conv_small.cc - direct fp32 convolution at stride 1 for few input taps or few output channels: vector loops over output columns.
 #include "kernels/cpu/conv_small.h"
 
 #include <algorithm>
@@ -28,9 +28,15 @@ Dims dims_of(const shapes::ConvGeometry& g) {
   return d;
 }
 
-// The padded planes' size: kLanes floats of slack, so the last row's last
-// vector may read past the plane (its lanes beyond OW are never stored).
-int64_t padded_size(const Dims& d) { return d.C * d.Hp * d.Wp + kLanes; }
+// Output channels the one-channel kernel takes (forward_rows_single), and
+// the column vectors it sums at once: independent chains of FMAs.
+constexpr int64_t kSingleMaxChannels = 4;
+constexpr int kSingleVectors = 4;
+
+// The padded planes' size: kLanes * kSingleVectors floats of slack, so a
+// row's last vectors may read past the plane (their lanes beyond OW are
+// never stored).
+int64_t padded_size(const Dims& d) { return d.C * d.Hp * d.Wp + kLanes * kSingleVectors; }
 
 // Image x[C, H, W] into p[C, Hp, Wp] with zeros around it (rows or columns
 // of x beyond what the outputs read are left out).
@@ -81,6 +87,42 @@ typedef int32_t i16 __attribute__((vector_size(64)));
 FLUIDC_ISA_CLONES(void, forward_block, (const Dims& d, const float* p, const float* wb, int64_t m0, int64_t mb, float* y),
                   (d, p, wb, m0, mb, y))
 
+// Output rows [oh0, oh1) of one output channel (w: its taps) from an image's
+// padded planes, kSingleVectors column vectors at a time. For a conv with
+// one to a few output channels and many taps (a detection or segmentation
+// head's last 3x3, 16+ channels in), where forward_block would spend most of
+// its kBlock lanes on zeros and im2col copies every input row once per tap.
+// Each output sums its taps in the filter's order (c, kh, kw), as forward_block.
+[[gnu::always_inline]] inline void forward_rows_single_body(const Dims& d, const float* p, const float* w, int64_t oh0,
+                                                            int64_t oh1, float* y) {
+  constexpr int64_t kStep = kLanes * kSingleVectors;
+  for (int64_t oh = oh0; oh < oh1; ++oh)
+    for (int64_t ow0 = 0; ow0 < d.OW; ow0 += kStep) {
+      v16 acc[kSingleVectors] = {};
+      const float* row = p + (oh * d.Wp + ow0);
+      const float* wt = w;
+      for (int64_t c = 0; c < d.C; ++c)
+        for (int64_t kh = 0; kh < d.KH; ++kh) {
+          const float* tap_row = row + (c * d.Hp + kh) * d.Wp;
+          for (int64_t kw = 0; kw < d.KW; ++kw, ++wt) {
+            const float wv = *wt;
+#pragma clang loop unroll(full)
+            for (int j = 0; j < kSingleVectors; ++j) acc[j] += wv * load(tap_row + kw + j * kLanes);
+          }
+        }
+      for (int j = 0; j < kSingleVectors; ++j) {
+        const int64_t start = ow0 + j * kLanes, n = std::min<int64_t>(kLanes, d.OW - start);
+        if (n <= 0) break;
+        float out[kLanes];
+        std::memcpy(out, &acc[j], sizeof out);
+        std::copy(out, out + n, y + oh * d.OW + start);
+      }
+    }
+}
+FLUIDC_ISA_CLONES(void, forward_rows_single,
+                  (const Dims& d, const float* p, const float* w, int64_t oh0, int64_t oh1, float* y),
+                  (d, p, w, oh0, oh1, y))
+
 // For tap t (c, kh, kw) and channels [m0, m0 + mb): the sum over the image
 // of dyp (dy with rows padded to a whole number of vectors) times the input
 // under the tap, added to dw.
@@ -125,6 +167,26 @@ FLUIDC_ISA_CLONES(void, filter_grad_tap,
 bool small_conv_fits(const shapes::ConvGeometry& g) {
   return g.nsp == 2 && g.groups == 1 && g.stride[1] == 1 && g.stride[2] == 1 && g.dil[1] == 1 && g.dil[2] == 1 &&
          g.C * g.k[1] * g.k[2] <= kMaxTaps && g.out[2] >= 8 && g.M > 0 && g.N > 0;
+}
+
+bool small_conv_single_fits(const shapes::ConvGeometry& g) {
+  return g.nsp == 2 && g.groups == 1 && g.stride[1] == 1 && g.stride[2] == 1 && g.dil[1] == 1 && g.dil[2] == 1 &&
+         g.C * g.k[1] * g.k[2] > kMaxTaps && g.out[2] >= kLanes && g.M > 0 && g.M <= kSingleMaxChannels && g.N > 0;
+}
+
+void small_conv_single_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y) {
+  const Dims d = dims_of(g);
+  constexpr int64_t kRowsPerTask = 8;
+  const int64_t bands = (d.OH + kRowsPerTask - 1) / kRowsPerTask;
+  for (int64_t n = 0; n < g.N; ++n) {
+    float* p = conv_buffer<float>(ConvBuf::kPlaneIn, padded_size(d));
+    pad_image(d, x + n * d.C * d.H * d.W, p);
+    rt::parallel_for(d.M * bands, [&](int64_t i) {
+      const int64_t m = i / bands, oh0 = i % bands * kRowsPerTask;
+      forward_rows_single(d, p, w + m * d.taps, oh0, std::min(oh0 + kRowsPerTask, d.OH),
+                          y + (n * d.M + m) * d.OH * d.OW);
+    });
+  }
 }
 
 void small_conv_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y) {

@@ -1,4 +1,4 @@
-// kernels/cpu/conv_small.h - private: direct fp32 convolution for few input taps at stride 1 (LeNet's first layer), forward and Filter@GRAD.
+// kernels/cpu/conv_small.h - private: direct fp32 convolution at stride 1 for few input taps (LeNet's first layer) or few output channels (a head's last conv), forward and Filter@GRAD.
 //
 // With C*KH*KW of a few dozen (1 input channel, 5x5), im2col + GEMM runs a product of K = 25 per
 // register tile: packing and stores cost more than the multiplications (20-35 GFLOP/s). Here each
@@ -11,6 +11,15 @@
 #include "kernels/shapes/conv.h"
 
 namespace fluidc::kernels::detail {
+
+/// Whether the one-channel direct kernel takes this convolution's forward:
+/// as small_conv_fits but with more than 64 taps and at most 4 output
+/// channels (a head's last conv), output rows of 16 or more.
+bool small_conv_single_fits(const shapes::ConvGeometry& g);
+
+/// small_conv_forward for what small_conv_single_fits accepts: each output
+/// channel in vectors of output columns, its taps in the filter's order.
+void small_conv_single_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y);
 
 /// Whether the direct kernels take this convolution: 2-D, one group,
 /// stride 1, no dilation, C*KH*KW <= 64, output rows of 8 or more.
