@@ -22,7 +22,8 @@ bool small_conv_single_fits(const shapes::ConvGeometry& g);
 void small_conv_single_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y);
 
 /// Whether the direct kernels take this convolution: 2-D, one group,
-/// stride 1, no dilation, C*KH*KW <= 64, output rows of 8 or more.
+/// stride 1, no dilation, C*KH*KW <= 64 and not a 1x1 window over 8 or more
+/// channels (the GEMM's), output rows of 8 or more.
 bool small_conv_fits(const shapes::ConvGeometry& g);
 
 /// y[N, M, OH, OW] from x[N, C, H, W] and w[M, C, KH, KW], channels first.
