@@ -6,7 +6,8 @@ out_stride form), crop (shape attribute, Y, Offsets tensor, -1 batch),
 crop_tensor (attributes, Shape / Offsets tensors, ShapeTensor /
 OffsetsTensor lists, -1 dims), density_prior_box (default and explicit
 steps, flatten_to_2d, clip off), row_conv (LoD with a sequence shorter than the context, the
-padded 3-D form) and unique (Fluid 1.x's unsorted form, sorted with every
+padded 3-D form), the v1 resize ops linear_interp / trilinear_interp / bicubic_interp (sizes
+from attributes, a scale, OutSize, SizeTensor, the Scale tensor; both layouts) and unique (Fluid 1.x's unsorted form, sorted with every
 output, along an axis), forward and input gradients where Paddle has them.
 Most of these ops have no Paddle 2.6 Python API: each case appends the op.
 
@@ -108,6 +109,23 @@ def unique(name, values, attrs, outs, dtype):
         p.case(name, [o[s] for s in outs], grads=False)
 
 
+def interp_v1(name, op, shape, attrs, out_size=None, size_list=None, scale=None):
+    """A v1 resize op (no Paddle 2.6 Python API left): OutSize, SizeTensor and Scale as fed inputs."""
+    with oc.program(FAMILY) as p:
+        ins = {"X": p.input("x", shape)}
+        if out_size is not None:
+            ins["OutSize"] = p.input("out_size", [len(out_size)], dtype="int32", value=np.array(out_size), grad=False)
+        if size_list is not None:
+            ins["SizeTensor"] = [p.input(f"size{i}", [1], dtype="int32", value=np.array([v]), grad=False)
+                                 for i, v in enumerate(size_list)]
+        if scale is not None:
+            ins["Scale"] = p.input("scale", [1], value=np.array([scale]), grad=False)
+        out = raw_op(op, ins, ["Out"], attrs)["Out"]
+        if out_size is not None or size_list is not None or scale is not None:
+            out.desc.set_shape([-1] * len(shape))  # sizes known when run: op_caselib probes them
+        p.case(name, [out])
+
+
 def main():
     oc.start(__file__, FAMILY)
     # ctc_align: repeats on both sides of a blank, an empty sequence, a blank that is not 0.
@@ -149,6 +167,21 @@ def main():
            ["Out", "Indices", "Index", "Counts"], "int32")
     unique("unique_axis1_fp64", [[1.0, 0.0, 1.0, 2.0], [3.0, 4.0, 3.0, 1.0]],
            {"is_sorted": True, "return_inverse": True, "axis": [-1], "dtype": 2}, ["Out", "Index"], "float64")
+    # v1 resizing: the step is in / out even with a scale (v2 steps by 1/scale).
+    interp_v1("linear_interp_v1_align_mode0", "linear_interp", [2, 3, 5],
+              {"interp_method": "linear", "out_w": 8, "align_corners": False, "align_mode": 0})
+    interp_v1("linear_interp_v1_scale_nhwc", "linear_interp", [2, 5, 3],
+              {"interp_method": "linear", "scale": 1.5, "align_corners": False, "align_mode": 1,
+               "data_layout": "NHWC"})
+    interp_v1("trilinear_interp_v1_align_corners", "trilinear_interp", [1, 2, 3, 4, 2],
+              {"interp_method": "trilinear", "out_d": 4, "out_h": 5, "out_w": 3, "align_corners": True})
+    interp_v1("trilinear_interp_v1_scale_tensor", "trilinear_interp", [1, 2, 2, 3, 4],
+              {"interp_method": "trilinear", "align_corners": False, "align_mode": 0}, scale=1.5)
+    interp_v1("bicubic_interp_v1_out_size", "bicubic_interp", [2, 2, 4, 5],
+              {"interp_method": "bicubic", "align_corners": False}, out_size=[6, 7])
+    interp_v1("bicubic_interp_v1_size_list_nhwc", "bicubic_interp", [1, 4, 3, 2],
+              {"interp_method": "bicubic", "align_corners": True, "data_layout": "NHWC", "out_h": 2, "out_w": 2},
+              size_list=[5, 6])
     oc.finish()
 
 
