@@ -166,7 +166,10 @@ struct UniqueAttrs {
 /// along it) in ascending (lexicographic) order; Indices the first position
 /// of each, Index each element's (slice's) position in Out, Counts how often
 /// each occurs. Not is_sorted: 1-D X, Out in order of first appearance and
-/// Index. X: fp32, fp64, int32, int64.
+/// Index. X: fp32, fp64, int32, int64. NaNs sort last, as one value.
+/// Indices is always the first occurrence; Paddle sorts slices along an axis
+/// with an unstable sort, which agrees for up to 16 slices (its insertion
+/// sort) and may name a later duplicate beyond.
 void unique(const Tensor& x, Tensor& out, Tensor* indices, Tensor& index, Tensor* counts, const UniqueAttrs& attrs);
 
 }  // namespace fluidc::kernels

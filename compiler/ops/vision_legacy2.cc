@@ -46,7 +46,7 @@ void infer_im2sequence(ShapeCtx& c) {
   if (std::string e = shapes::im2sequence_geom(s, a, g); !e.empty()) return c.error(e);
   const int64_t oh = g.grid(s.d[2], true), ow = g.grid(s.d[3], false);
   const bool rows_known = !c.has_input("Y") && s.d[0] >= 0 && oh >= 0 && ow >= 0;
-  x.dims = {rows_known ? s.d[0] * oh * ow : -1, s.d[1] < 0 ? -1 : s.d[1] * g.kh * g.kw};
+  x.dims = {rows_known ? s.d[0] * oh * ow : -1, g.features(s.d[1])};
   c.set_output("Out", x);
 }
 

@@ -63,7 +63,8 @@ void pad_back(const char* op, const Tensor& x, const std::vector<int64_t>& off, 
     const int64_t row = out_grad.dim(out_grad.rank() - 1);
     const T* g = out_grad.data<T>();
     T* d = dx.data<T>();
-    box_rows(x.shape(), out_grad.shape(), off, [&](int64_t xi, int64_t bi) { std::copy(g + bi, g + bi + row, d + xi); });
+    box_rows(x.shape(), out_grad.shape(), off,
+             [&](int64_t xi, int64_t bi) { std::copy(g + bi, g + bi + row, d + xi); });
   });
   buf.finish();
 }

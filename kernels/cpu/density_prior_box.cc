@@ -65,6 +65,13 @@ void density_prior_box(const Tensor& input, const Tensor& image, Tensor& boxes, 
   if (input.dim(2) < 1 || input.dim(3) < 1 || image.dim(2) < 1 || image.dim(3) < 1)
     rt::fail(fmt::format("{}: Input {} and Image {} need positive heights and widths", kOp, input.shape().str(),
                          image.shape().str()));
+  size_t bytes = 0;
+  if (!bs.checked_bytes(rt::dtype_size(input.dtype()), &bytes))
+    rt::fail(fmt::format("{}: Boxes {} is too large", kOp, bs.str()));
+  // The cell step becomes an int: it must be a finite value int holds.
+  for (float st : {attrs.step_w, attrs.step_h, attrs.offset})
+    if (!std::isfinite(st) || std::fabs(st) > 1e9f)
+      rt::fail(fmt::format("{}: step_w, step_h and offset must be finite and at most 1e9, got {}", kOp, st));
   boxes.resize(bs, input.dtype());
   variances.resize(vs, input.dtype());
   visit_float(kOp, "Input", input.dtype(), [&](auto tag) {

@@ -42,8 +42,10 @@ Im2SeqGeom geometry(const char* op, const Tensor& x, const Im2SequenceAttrs& a) 
   return g;
 }
 
-// Real size / out_stride, rounded up (Paddle's rule for Y).
+// Real size / out_stride, rounded up (Paddle's rule for Y); -1 for a value
+// Paddle's int cast cannot hold (NaN, negative, past int32).
 int64_t strided(double real, int s) {
+  if (!(real >= 0 && real < 2147483648.0)) return -1;
   const int64_t v = static_cast<int64_t>(real);
   return v % s == 0 ? v / s : v / s + 1;
 }
@@ -71,14 +73,21 @@ void im2sequence(const Tensor& x, const Tensor* y, Tensor& out, const Im2Sequenc
         // The patches are read from the whole image (zeros past its edge),
         // so any grid is readable; a negative one is not a grid.
         if (rh < 0 || rw < 0 || oh[i] < 0 || ow[i] < 0)
-          rt::fail(fmt::format("{}: Y's size ({}, {}) of image {} gives no patch grid", kOp, v[2 * i], v[2 * i + 1], i));
+          rt::fail(fmt::format("{}: Y's size ({}, {}) of image {} gives no patch grid", kOp, v[2 * i],
+                               v[2 * i + 1], i));
       }
     });
   }
-  const int64_t feat = c * g.kh * g.kw;
+  const int64_t feat = g.features(c);
+  if (feat < 0)
+    rt::fail(fmt::format("{}: X {} has too many channels for {}x{} patches", kOp, x.shape().str(), g.kh, g.kw));
   std::vector<uint64_t> offsets(1, 0);
   for (int64_t i = 0; i < n; ++i) offsets.push_back(offsets.back() + static_cast<uint64_t>(oh[i] * ow[i]));
-  out.resize(Shape{static_cast<int64_t>(offsets.back()), feat}, x.dtype());
+  const Shape os{static_cast<int64_t>(offsets.back()), feat};
+  size_t bytes = 0;
+  if (offsets.back() > (uint64_t{1} << 40) || !os.checked_bytes(rt::dtype_size(x.dtype()), &bytes))
+    rt::fail(fmt::format("{}: Out {} is too large (Y's sizes or the paddings)", kOp, os.str()));
+  out.resize(os, x.dtype());
   visit_float(kOp, "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     for (int64_t i = 0; i < n; ++i) {
@@ -97,8 +106,9 @@ void im2sequence_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, c
   require_init(kOp, "Out@GRAD", out_grad);
   require_same_dtype(kOp, "X", x, "Out@GRAD", out_grad);
   const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
-  const int64_t oh = g.grid(h, true), ow = g.grid(w, false), feat = c * g.kh * g.kw;
-  if (out_grad.numel() != n * oh * ow * feat)
+  const int64_t oh = g.grid(h, true), ow = g.grid(w, false), feat = g.features(c);
+  // Out@GRAD's rows and width (not their product, which could overflow).
+  if (out_grad.rank() != 2 || out_grad.dim(1) != feat || out_grad.dim(0) != n * oh * ow)
     rt::fail(fmt::format("{}: Out@GRAD {} must be [{}, {}] (the whole images' patches of X {})", kOp,
                          out_grad.shape().str(), n * oh * ow, feat, x.shape().str()));
   OutBuf buf(x_grad, Slot::kOut0, aliases(x_grad, {&out_grad}));

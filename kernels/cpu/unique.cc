@@ -1,8 +1,10 @@
 // kernels/cpu/unique.cc - unique: distinct values (or slices along an axis), sorted or in first-appearance order.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/kernel_util.h"
@@ -27,6 +29,18 @@ struct Slices {
   int64_t width() const { return outer * inner; }
 };
 
+// A strict weak order even with NaNs (data from a program may hold them:
+// sorting by plain < would then be undefined): NaNs after every number,
+// all in one group.
+template <class T>
+bool lt(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(b)) return !std::isnan(a);
+    if (std::isnan(a)) return false;
+  }
+  return a < b;
+}
+
 // The results before they are written: the distinct slices' first rows in
 // Out's order, each row's group, each group's count.
 struct Groups {
@@ -40,8 +54,8 @@ Groups sorted_groups(const T* x, const Slices& s) {
   auto cmp = [&](int64_t a, int64_t b) {
     for (int64_t k = 0; k < s.width(); ++k) {
       const T l = s.at(x, a, k), r = s.at(x, b, k);
-      if (l < r) return -1;
-      if (r < l) return 1;
+      if (lt(l, r)) return -1;
+      if (lt(r, l)) return 1;
     }
     return 0;
   };
@@ -67,11 +81,11 @@ Groups appearance_groups(const T* x, int64_t n) {
   g.inverse.resize(static_cast<size_t>(n));
   std::vector<int64_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return x[a] < x[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return lt(x[a], x[b]); });
   // Group ids by first appearance: walk the sorted runs, then renumber.
   std::vector<int64_t> run_of(static_cast<size_t>(n)), run_first;
   for (int64_t i = 0; i < n; ++i) {
-    if (i == 0 || x[order[i - 1]] < x[order[i]]) run_first.push_back(order[i]);
+    if (i == 0 || lt(x[order[i - 1]], x[order[i]])) run_first.push_back(order[i]);
     run_of[order[i]] = static_cast<int64_t>(run_first.size()) - 1;
   }
   std::vector<int64_t> id(run_first.size(), -1);
@@ -99,7 +113,8 @@ void write_ints(const std::vector<int64_t>& v, DType dt, Tensor& t) {
 
 void unique(const Tensor& x, Tensor& out, Tensor* indices, Tensor& index, Tensor* counts, const UniqueAttrs& attrs) {
   require_init(kOp, "X", x);
-  if (attrs.dtype != 2 && attrs.dtype != 3) rt::fail(fmt::format("{}: dtype {} must be 2 (int32) or 3 (int64)", kOp, attrs.dtype));
+  if (attrs.dtype != 2 && attrs.dtype != 3)
+    rt::fail(fmt::format("{}: dtype {} must be 2 (int32) or 3 (int64)", kOp, attrs.dtype));
   const DType it = attrs.dtype == 2 ? DType::kInt32 : DType::kInt64;
   const Tensor* outs[] = {&out, &index, indices, counts};
   for (const Tensor* o : outs)
@@ -126,7 +141,8 @@ void unique(const Tensor& x, Tensor& out, Tensor* indices, Tensor& index, Tensor
     T* ov = out.data<T>();
     for (int64_t o = 0; o < s.outer; ++o)
       for (int64_t r = 0; r < k; ++r)
-        for (int64_t i = 0; i < s.inner; ++i) ov[(o * k + r) * s.inner + i] = xv[(o * s.rows + g.first[r]) * s.inner + i];
+        for (int64_t i = 0; i < s.inner; ++i)
+          ov[(o * k + r) * s.inner + i] = xv[(o * s.rows + g.first[r]) * s.inner + i];
     out.clear_lod();
     write_ints(g.inverse, it, index);
     // Fluid 1.x's form writes Out and Index only.

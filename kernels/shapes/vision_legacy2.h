@@ -11,10 +11,19 @@
 
 namespace fluidc::shapes {
 
+/// The largest kernel, padding or density the program may give (a bound far
+/// above real models that keeps every product of them in int64).
+constexpr int kMaxExtent = 1 << 16;
+
 /// im2sequence's geometry: kernels, strides, paddings checked; oh / ow the
 /// patch grid of an h x w image (kUnknown when h or w is).
 struct Im2SeqGeom {
   int kh = 0, kw = 0, sh = 1, sw = 1, up = 0, left = 0, down = 0, right = 0;
+  /// C * kh * kw, or -1 when it overflows (C is a dim of X, the rest bounded).
+  int64_t features(int64_t c) const {
+    int64_t f = 0;
+    return c < 0 || __builtin_mul_overflow(c, int64_t{kh} * kw, &f) ? -1 : f;
+  }
   int64_t grid(int64_t in, bool height) const {
     if (in < 0) return kUnknown;
     const int k = height ? kh : kw, s = height ? sh : sw, p = height ? up + down : left + right;
@@ -31,6 +40,11 @@ inline std::string im2sequence_geom(const Shape& x, const kernels::Im2SequenceAt
   if (g.kh < 1 || g.kw < 1 || g.sh < 1 || g.sw < 1 || a.out_stride[0] < 1 || a.out_stride[1] < 1)
     return "kernels, strides and out_stride must be positive";
   if (g.up < 0 || g.left < 0 || g.down < 0 || g.right < 0) return "paddings must not be negative";
+  // Patch sizes come from the program: keep C * kh * kw and the padded
+  // sizes far from overflow (a real model's kernels are a few pixels).
+  if (g.kh > kMaxExtent || g.kw > kMaxExtent || g.up > kMaxExtent || g.left > kMaxExtent || g.down > kMaxExtent ||
+      g.right > kMaxExtent)
+    return fmt::format("kernels and paddings must be at most {}", kMaxExtent);
   for (bool h : {true, false}) {
     const int64_t in = x.d[h ? 2 : 3];
     if (in >= 0 && g.grid(in, h) < 1)
@@ -48,7 +62,8 @@ inline std::string crop_box(const Shape& x, const std::vector<int64_t>& offsets,
   for (int i = 0; i < x.rank; ++i) {
     if (offsets[i] < 0) return fmt::format("offset {} of dim {} is negative", offsets[i], i);
     if (out.d[i] < 0 && out.d[i] != kUnknown) return fmt::format("shape {} has a negative dim", out.str());
-    if (x.d[i] >= 0 && out.d[i] >= 0 && offsets[i] + out.d[i] > x.d[i])
+    // offsets[i] > X's dim first: the sum of two values from a tensor may overflow.
+    if (x.d[i] >= 0 && out.d[i] >= 0 && (offsets[i] > x.d[i] || out.d[i] > x.d[i] - offsets[i]))
       return fmt::format("the box {} at offset {} of dim {} leaves X {}", out.str(), offsets[i], i, x.str());
   }
   return {};
@@ -61,7 +76,10 @@ inline std::string crop_tensor_shape(const Shape& x, const std::vector<int64_t>&
     return fmt::format("shape has {} values, X {} has rank {}", shape.size(), x.str(), x.rank);
   out = x;
   for (int i = 0; i < x.rank; ++i) {
-    if (shape[i] == -1) out.d[i] = x.d[i] < 0 || i >= static_cast<int>(offsets.size()) ? kUnknown : x.d[i] - offsets[i];
+    if (shape[i] == -1 && (x.d[i] < 0 || i >= static_cast<int>(offsets.size()))) out.d[i] = kUnknown;
+    else if (shape[i] == -1 && (offsets[i] < 0 || offsets[i] > x.d[i]))
+      return fmt::format("offset {} of dim {} is outside X {}", offsets[i], i, x.str());
+    else if (shape[i] == -1) out.d[i] = x.d[i] - offsets[i];
     else if (shape[i] < 1) return fmt::format("shape value {} of dim {} must be positive or -1", shape[i], i);
     else out.d[i] = shape[i];
   }
@@ -75,7 +93,7 @@ inline std::string density_prior_count(const kernels::DensityPriorBoxAttrs& a, i
                        a.densities.size());
   priors = 0;
   for (int d : a.densities) {
-    if (d < 1) return fmt::format("densities must be positive, got {}", d);
+    if (d < 1 || d > kMaxExtent) return fmt::format("densities must be in [1, {}], got {}", kMaxExtent, d);
     priors += static_cast<int64_t>(a.fixed_ratios.size()) * d * d;
   }
   for (float r : a.fixed_ratios)

@@ -1,6 +1,7 @@
 // test/unit/kernels/vision_legacy2_test.cc - ctc_align, im2sequence, crop, crop_tensor, density_prior_box, row_conv, unique.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <numeric>
 
 #include "kernels/vision_legacy2.h"
@@ -76,6 +77,8 @@ TEST_CASE("im2sequence: patches as rows (c, i, j), one sequence per image", "[vi
   CHECK(out.lod()->at(0) == std::vector<uint64_t>{0, 4, 5});
   const std::vector<double> v = values(out);
   CHECK(std::vector<double>(v.end() - 4, v.end()) == std::vector<double>{9, 10, 12, 13});
+  const Tensor nan_y = f32(Shape{2, 2}, {3, 3, std::nanf(""), 2});  // a program's Y is untrusted
+  CHECK_THROWS_WITH(k::im2sequence(iota(Shape{2, 1, 3, 3}), &nan_y, out, a), Catch::Contains("image 1"));
   a.kernels = {4, 1};
   CHECK_THROWS_WITH(k::im2sequence(iota(Shape{1, 1, 3, 3}), nullptr, out, a),
                     Catch::Contains("im2sequence") && Catch::Contains("does not fit"));
@@ -107,6 +110,9 @@ TEST_CASE("crop and crop_tensor: the box at the offsets; -1 sizes; located error
   const Tensor o0 = i32(Shape{2}, {0, 3});
   k::crop_tensor(iota(Shape{2, 4}), nullptr, list, 2, &o0, nullptr, 0, out, t);  // the list wins over the attribute
   CHECK(values(out) == std::vector<double>{3, 7});
+  const Tensor far = i64(Shape{2}, {0, int64_t{1} << 62});  // no overflow on the way to the error
+  CHECK_THROWS_WITH(k::crop_tensor(iota(Shape{2, 4}), nullptr, nullptr, 0, &far, nullptr, 0, out, t),
+                    Catch::Contains("outside X"));
   t.shape = {0, 1};
   CHECK_THROWS_WITH(k::crop_tensor(iota(Shape{2, 4}), nullptr, nullptr, 0, nullptr, nullptr, 0, out, t),
                     Catch::Contains("positive or -1"));
