@@ -48,7 +48,8 @@ struct InterpAttrs {
   }
 };
 
-/// Attributes of the v1 ops nearest_interp / bilinear_interp: one scale for both dims (> 0 to use it).
+/// Attributes of the v1 ops (nearest_interp, bilinear_interp, linear_interp, trilinear_interp,
+/// bicubic_interp): one scale for every spatial dim (> 0 to use it), as is the Scale tensor's first value.
 struct InterpV1Attrs {
   std::string data_layout = "NCHW";
   int out_d = 0;
@@ -70,14 +71,14 @@ struct InterpV1Attrs {
     f("align_corners", &InterpV1Attrs::align_corners);
     f("align_mode", &InterpV1Attrs::align_mode);
   }
-  /// The same request in the v2 form (a positive scale for both dims).
+  /// The same request in the v2 form (a positive scale for every spatial dim).
   InterpAttrs v2() const {
     InterpAttrs a;
     a.data_layout = data_layout;
     a.out_d = out_d;
     a.out_h = out_h;
     a.out_w = out_w;
-    if (scale > 0) a.scale = {scale, scale};
+    if (scale > 0) a.scale = {scale, scale, scale};
     a.interp_method = interp_method;
     a.align_corners = align_corners;
     a.align_mode = align_mode;
@@ -131,5 +132,24 @@ void trilinear_interp_v2_grad(const Tensor& x, const Tensor* out_size, const Ten
 void bicubic_interp_v2_grad(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor,
                             int num_size_tensor, const Tensor* scale, const Tensor& out_grad, Tensor* x_grad,
                             const InterpAttrs& attrs);
+
+/// The v1 ops of the same three (Fluid 1.x's resize_linear, resize_trilinear,
+/// resize_bicubic): InterpV1Attrs, the step always in / out (or (in - 1) /
+/// (out - 1) with align_corners), Scale's first value for every dim.
+void linear_interp(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor, int num_size_tensor,
+                   const Tensor* scale, Tensor& out, const InterpV1Attrs& attrs);
+void trilinear_interp(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor, int num_size_tensor,
+                      const Tensor* scale, Tensor& out, const InterpV1Attrs& attrs);
+void bicubic_interp(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor, int num_size_tensor,
+                    const Tensor* scale, Tensor& out, const InterpV1Attrs& attrs);
+void linear_interp_grad(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor,
+                        int num_size_tensor, const Tensor* scale, const Tensor& out_grad, Tensor* x_grad,
+                        const InterpV1Attrs& attrs);
+void trilinear_interp_grad(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor,
+                           int num_size_tensor, const Tensor* scale, const Tensor& out_grad, Tensor* x_grad,
+                           const InterpV1Attrs& attrs);
+void bicubic_interp_grad(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor,
+                         int num_size_tensor, const Tensor* scale, const Tensor& out_grad, Tensor* x_grad,
+                         const InterpV1Attrs& attrs);
 
 }  // namespace fluidc::kernels

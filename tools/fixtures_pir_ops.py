@@ -569,6 +569,25 @@ def dyn_math_case(r):
              (uniform(r, [3, 4]) > 0).astype("float32")])
 
 
+@case("vision_legacy2")
+def vision_legacy2_case(r):
+    """The Fluid 1.x OCR / detection ops Paddle 3 still defines: ctc_align (padded form), im2sequence, crop by
+    constant and by run-time shape (the legacy crop_tensor), unique with every output."""
+    class M(nn.Layer):
+        def forward(self, tok, ln, img, sh, f):
+            out, out_len = paddle._C_ops.ctc_align(tok, ln, 0, True, -1)
+            seq = paddle._C_ops.im2sequence(img, None, [2, 2], [1, 2], [1, 0, 0, 1], [1, 1])
+            return (out, out_len, seq, paddle.crop(img, shape=[1, 2, -1, 3], offsets=[1, 0, 2, 1]),
+                    paddle.crop(img, shape=sh, offsets=[0, 0, 1, 1])) + tuple(
+                        paddle.unique(f, return_index=True, return_inverse=True, return_counts=True))
+
+    tok = np.array([[1, 1, 0, 2, 2, 3], [0, 4, 4, 0, 4, 1], [5, 5, 5, 5, 5, 5]], "int32")
+    return (M(), [spec("tok", [3, 6], "int32"), spec("ln", [3, 1], "int32"), spec("img", [2, 2, 5, 4]),
+                  spec("sh", [4], "int32"), spec("f", [9])],
+            [tok, np.array([[6], [5], [2]], "int32"), uniform(r, [2, 2, 5, 4]), np.array([2, 1, 3, 2], "int32"),
+             np.array([3, 1, 3, 2, 1, 5, 3, 0, 5], "float32")])
+
+
 @case("vit_encoder")
 def vit_case(r):
     dim, heads = 32, 4

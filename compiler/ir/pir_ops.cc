@@ -271,6 +271,13 @@ const Spec kSpecs[] = {
     {"huber_loss", "huber_loss", "X Y", "Out Residual"},
     {"kldiv_loss", "kldiv_loss", "X Target", "Loss"},
     {"log_loss", "log_loss", "Predicted Labels", "Loss"},
+    // vision_legacy2 task (issue 16): the Fluid 1.x OCR / detection ops Paddle 3 still defines (operand orders
+    // read off programs Paddle 3.3.1 writes; not yet in a tools/fixtures_pir_ops.py case). PIR's crop is the
+    // legacy crop_tensor; Paddle 3 has no density_prior_box or row_conv op, and its *_interp are the v2 ops.
+    {"ctc_align", "ctc_align", "Input InputLength", "Output OutputLength"},
+    {"im2sequence", "im2sequence", "X Y", "Out"},
+    {"crop", "crop_tensor", "X Shape@shape[ShapeTensor] Offsets@offsets[OffsetsTensor]", "Out"},
+    {"unique", "unique", "X", "Out Indices Index Counts"},
 };
 // clang-format on
 

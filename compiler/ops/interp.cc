@@ -1,4 +1,4 @@
-// compiler/ops/interp.cc - nearest / bilinear (v2 and v1), linear / trilinear / bicubic (v2) interpolation and gradients.
+// compiler/ops/interp.cc - nearest / bilinear / linear / trilinear / bicubic interpolation (v2 and v1) and gradients.
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -52,14 +52,18 @@ void infer_interp(ShapeCtx& c) {
 }
 
 // The N-D ops (linear, trilinear, bicubic): the same sources, `Dims` values each.
-template <int Dims, shapes::InterpKind Kind>
+template <int Dims, shapes::InterpKind Kind, class Attrs = kernels::InterpAttrs>
 void infer_interp_nd(ShapeCtx& c) {
   const TensorType& x = c.input("X");
   rt::Shape xs, os;
   if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
   shapes::InterpSources src;
   if (!size_sources(c, Dims, src)) return;
-  const auto a = parse_attrs<kernels::InterpAttrs>(c.op());
+  kernels::InterpAttrs a;
+  if constexpr (std::is_same_v<Attrs, kernels::InterpV1Attrs>)
+    a = parse_attrs<Attrs>(c.op()).v2();
+  else
+    a = parse_attrs<Attrs>(c.op());
   const char* method = Dims == 1 ? "linear" : Dims == 3 ? "trilinear" : "bicubic";
   shapes::InterpGeomNd g;
   if (std::string e = shapes::interp_nd_geom(xs, a, Dims, method, Kind, src, g, os); !e.empty()) {
@@ -97,6 +101,10 @@ void add_interp_ops(std::vector<OpDef>& t) {
   add_interp<kernels::InterpAttrs>(t, "linear_interp_v2", "InterpAttrs", infer_interp_nd<1, InterpKind::kLinear>);
   add_interp<kernels::InterpAttrs>(t, "trilinear_interp_v2", "InterpAttrs", infer_interp_nd<3, InterpKind::kLinear>);
   add_interp<kernels::InterpAttrs>(t, "bicubic_interp_v2", "InterpAttrs", infer_interp_nd<2, InterpKind::kCubic>);
+  using V1 = kernels::InterpV1Attrs;
+  add_interp<V1>(t, "linear_interp", "InterpV1Attrs", infer_interp_nd<1, InterpKind::kLinear, V1>);
+  add_interp<V1>(t, "trilinear_interp", "InterpV1Attrs", infer_interp_nd<3, InterpKind::kLinear, V1>);
+  add_interp<V1>(t, "bicubic_interp", "InterpV1Attrs", infer_interp_nd<2, InterpKind::kCubic, V1>);
 }
 
 }  // namespace fluidc::ops

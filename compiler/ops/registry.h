@@ -55,5 +55,6 @@ void add_linalg_misc_ops(std::vector<OpDef>& table);
 void add_loss_more_ops(std::vector<OpDef>& table);
 void add_repeat_put_ops(std::vector<OpDef>& table);
 void add_sequence_legacy_ops(std::vector<OpDef>& table);
+void add_vision_legacy2_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops

@@ -1,4 +1,4 @@
-// kernels/cpu/interp_nd.cc - linear (1-D), trilinear (3-D) and bicubic (2-D) resizing and their gradients.
+// kernels/cpu/interp_nd.cc - linear (1-D), trilinear (3-D) and bicubic (2-D) resizing (v2 and v1 ops) and their gradients.
 //
 // One separable engine: each spatial dim gets, per output position, up to
 // four (input index, weight) taps; an output value is the sum over the tap
@@ -136,6 +136,9 @@ struct OpInfo {
 constexpr OpInfo kLinear{"linear_interp_v2", "linear_interp_v2_grad", 1, "linear", InterpKind::kLinear};
 constexpr OpInfo kTrilinear{"trilinear_interp_v2", "trilinear_interp_v2_grad", 3, "trilinear", InterpKind::kLinear};
 constexpr OpInfo kBicubic{"bicubic_interp_v2", "bicubic_interp_v2_grad", 2, "bicubic", InterpKind::kCubic};
+constexpr OpInfo kLinearV1{"linear_interp", "linear_interp_grad", 1, "linear", InterpKind::kLinear};
+constexpr OpInfo kTrilinearV1{"trilinear_interp", "trilinear_interp_grad", 3, "trilinear", InterpKind::kLinear};
+constexpr OpInfo kBicubicV1{"bicubic_interp", "bicubic_interp_grad", 2, "bicubic", InterpKind::kCubic};
 
 void run_forward(const OpInfo& info, const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor,
                  int num_size_tensor, const Tensor* scale, Tensor& out, const InterpAttrs& a) {
@@ -196,5 +199,20 @@ FLUIDC_INTERP_ND(linear_interp_v2, kLinear)
 FLUIDC_INTERP_ND(trilinear_interp_v2, kTrilinear)
 FLUIDC_INTERP_ND(bicubic_interp_v2, kBicubic)
 #undef FLUIDC_INTERP_ND
+
+// The v1 ops: the same engine on the v2 form of their attributes.
+#define FLUIDC_INTERP_ND_V1(name, info)                                                                              \
+  void name(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor, int num_size_tensor,        \
+            const Tensor* scale, Tensor& out, const InterpV1Attrs& attrs) {                                         \
+    run_forward(info, x, out_size, size_tensor, num_size_tensor, scale, out, attrs.v2());                           \
+  }                                                                                                                  \
+  void name##_grad(const Tensor& x, const Tensor* out_size, const Tensor* const* size_tensor, int num_size_tensor, \
+                   const Tensor* scale, const Tensor& out_grad, Tensor* x_grad, const InterpV1Attrs& attrs) {        \
+    run_backward(info, x, out_size, size_tensor, num_size_tensor, scale, out_grad, x_grad, attrs.v2());             \
+  }
+FLUIDC_INTERP_ND_V1(linear_interp, kLinearV1)
+FLUIDC_INTERP_ND_V1(trilinear_interp, kTrilinearV1)
+FLUIDC_INTERP_ND_V1(bicubic_interp, kBicubicV1)
+#undef FLUIDC_INTERP_ND_V1
 
 }  // namespace fluidc::kernels

@@ -33,7 +33,8 @@ struct InterpGeomNd {
 /// one per dim; else the attribute, one per dim, or one for a 1-D op) sizes
 /// them as float(in) * scale truncated and sets the step to 1/scale; OutSize
 /// then overrides the sizes. Linear samples half-pixel with align_mode 0,
-/// cubic whenever align_corners is false.
+/// cubic whenever align_corners is false. The v1 ops (`a.v1_step`) take
+/// the Scale tensor's first value for every dim and never step by 1/scale.
 inline std::string interp_nd_geom(const Shape& x, const kernels::InterpAttrs& a, int dims, const char* method,
                                   InterpKind kind, const InterpSources& src, InterpGeomNd& g, Shape& out) {
   if (x.rank != dims + 2) return fmt::format("X {} must have rank {} ({} spatial dims)", x.str(), dims + 2, dims);
@@ -66,7 +67,7 @@ inline std::string interp_nd_geom(const Shape& x, const kernels::InterpAttrs& a,
     bool scaled = false;
     if (src.scale) {
       scaled = true;
-      for (int i = 0; i < dims; ++i) scale[i] = src.scale_hw[i];
+      for (int i = 0; i < dims; ++i) scale[i] = a.v1_step ? src.scale_hw[0] : src.scale_hw[i];  // v1: one value
     } else if (static_cast<int>(a.scale.size()) >= dims || (dims == 1 && !a.scale.empty())) {
       scaled = true;
       for (int i = 0; i < dims; ++i) scale[i] = a.scale[i];
@@ -88,7 +89,7 @@ inline std::string interp_nd_geom(const Shape& x, const kernels::InterpAttrs& a,
   for (int i = 0; i < dims; ++i) {
     if (size[i] <= 0) return fmt::format("output size {} of spatial dim {} must be positive", size[i], i);
     out.d[sp + i] = g.out[i] = size[i];
-    g.ratio[i] = detail::interp_ratio(g.in[i], size[i], a.align_corners, scale[i]);
+    g.ratio[i] = detail::interp_ratio(g.in[i], size[i], a.align_corners, a.v1_step ? -1.f : scale[i]);
   }
   return "";
 }

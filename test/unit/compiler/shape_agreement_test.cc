@@ -22,6 +22,7 @@
 #include "kernels/matmul.h"
 #include "kernels/reduce.h"
 #include "kernels/tensor_manip.h"
+#include "kernels/vision_legacy2.h"
 #include "runtime/error.h"
 
 using namespace fluidc;
@@ -307,4 +308,50 @@ TEST_CASE("slice: bounds given as tensors leave the sliced dims to run time", "[
   a.ends = {3};
   k::slice(x, &s, nullptr, nullptr, 0, nullptr, 0, out, a);
   CHECK(out.shape() == Shape{4, 2});
+}
+
+TEST_CASE("im2sequence, crop, crop_tensor: the patch grid and the box agree on both sides", "[shape][agree]") {
+  auto ints = [](const char* name, const std::vector<int>& v) {
+    return fmt::format("attrs {{ name: \"{}\" type: INTS ints: {} }} ", name, fmt::join(v, " ints: "));
+  };
+  struct Case {
+    std::vector<int> a, b;  // kernels / shape, paddings / offsets
+    bool ok;
+    std::vector<int64_t> want;
+  };
+  // 5 x 4 image, strides (2, 1): ((5 + pads - k) / 2 + 1) x ((4 + pads - k) / 1 + 1) patches, C division
+  // (truncating: a 6-row kernel still gives (5 - 6) / 2 + 1 = 1 row, as in Paddle; 8 rows give none).
+  for (const Case& c : {Case{{2, 3}, {1, 0, 0, 1}, true, {18, 18}}, Case{{8, 1}, {0, 0, 0, 0}, false, {}}}) {
+    INFO("im2sequence kernels " << dims_str({c.a[0], c.a[1]}));
+    k::Im2SequenceAttrs a;
+    a.kernels = c.a, a.strides = {2, 1}, a.paddings = c.b;
+    Tensor x = zeros({2, 3, 5, 4});
+    std::vector<int64_t> kd;
+    bool kok = run([&](Tensor& out) { k::im2sequence(x, nullptr, out, a); }, kd);
+    check_agree(infer("im2sequence", {2, 3, 5, 4}, nullptr, ints("kernels", c.a) + ints("strides", {2, 1}) +
+                                                               ints("paddings", c.b)),
+                kok, kd, c.ok ? &c.want : nullptr);
+  }
+  // crop: a -1 first dim is X's; the box must stay inside X.
+  for (const Case& c : {Case{{-1, 3}, {0, 2}, true, {4, 3}}, Case{{-1, 3}, {1, 2}, false, {}}}) {
+    INFO("crop offsets " << dims_str({c.b[0], c.b[1]}));
+    k::CropAttrs a;
+    a.shape = c.a, a.offsets = c.b;
+    Tensor x = zeros({4, 5});
+    std::vector<int64_t> kd;
+    bool kok = run([&](Tensor& out) { k::crop(x, nullptr, nullptr, out, a); }, kd);
+    check_agree(infer("crop", {4, 5}, nullptr, ints("shape", c.a) + ints("offsets", c.b)), kok, kd,
+                c.ok ? &c.want : nullptr);
+  }
+  // crop_tensor: -1 is X's dim less the offset.
+  for (const Case& c : {Case{{2, -1}, {1, 1}, true, {2, 4}}, Case{{3, -1}, {2, 0}, false, {}}}) {
+    INFO("crop_tensor shape " << dims_str({c.a[0], c.a[1]}));
+    k::CropTensorAttrs a;
+    a.shape = c.a, a.offsets = c.b;
+    Tensor x = zeros({4, 5});
+    std::vector<int64_t> kd;
+    bool kok = run([&](Tensor& out) { k::crop_tensor(x, nullptr, nullptr, 0, nullptr, nullptr, 0, out, a); }, kd);
+    check_agree(infer("crop_tensor", {4, 5}, nullptr, ints("shape", c.a) + ints("offsets", c.b)), kok, kd,
+                c.ok ? &c.want : nullptr);
+  }
 }

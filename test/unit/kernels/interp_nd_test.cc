@@ -118,3 +118,60 @@ TEST_CASE("linear / trilinear / bicubic grads match finite differences", "[inter
                          });
     }
 }
+
+TEST_CASE("v1 linear / trilinear / bicubic: the step is in / out even with a scale", "[interp]") {
+  kernels::InterpV1Attrs a;
+  a.interp_method = "linear";
+  a.scale = 2.0f;  // 2 -> 4 samples; v1 steps 2/4 = 0.5 per output (v2 would too: 1/scale)
+  a.align_corners = false;
+  a.align_mode = 1;
+  Tensor out;
+  kernels::linear_interp(f32(Shape{1, 1, 2}, {0, 1}), nullptr, nullptr, 0, nullptr, out, a);
+  CHECK(values(out) == std::vector<double>{0, 0.5, 1, 1});
+  a.scale = 1.5f;  // 3 -> 4 samples: v1 steps 3/4, v2 1/1.5
+  kernels::linear_interp(f32(Shape{1, 1, 3}, {0, 1, 2}), nullptr, nullptr, 0, nullptr, out, a);
+  CHECK(values(out) == std::vector<double>{0, 0.75, 1.5, 2});  // 2.25 clamps to the last input
+  // The Scale tensor's first value sizes every dim.
+  const Tensor scale = f32(Shape{2}, {2.0f, 3.0f});
+  a.interp_method = "trilinear";
+  kernels::trilinear_interp(f32(Shape{1, 1, 1, 1, 2}, {0, 1}), nullptr, nullptr, 0, &scale, out, a);
+  CHECK(out.shape() == Shape{1, 1, 2, 2, 4});
+  a.interp_method = "bilinear";  // Paddle's default for every v1 op: not a bicubic request
+  CHECK_THROWS_WITH(kernels::bicubic_interp(f32(Shape{1, 1, 2, 2}, {0, 1, 2, 3}), nullptr, nullptr, 0, nullptr, out, a),
+                    Catch::Contains("interp_method bilinear"));
+}
+
+TEST_CASE("v1 linear / trilinear / bicubic grads match finite differences", "[interp][grad][gradcheck]") {
+  using V1Fwd = void (*)(const Tensor&, const Tensor*, const Tensor* const*, int, const Tensor*, Tensor&,
+                         const kernels::InterpV1Attrs&);
+  using V1Bwd = void (*)(const Tensor&, const Tensor*, const Tensor* const*, int, const Tensor*, const Tensor&,
+                         Tensor*, const kernels::InterpV1Attrs&);
+  struct Case {
+    const char* op;
+    V1Fwd fwd;
+    V1Bwd bwd;
+    Shape shape;
+    const char* method;
+    float scale;
+    bool align_corners;
+  };
+  const Case cases[] = {
+      {"linear_interp", kernels::linear_interp, kernels::linear_interp_grad, Shape{2, 2, 4}, "linear", 1.6f, false},
+      {"trilinear_interp", kernels::trilinear_interp, kernels::trilinear_interp_grad, Shape{1, 2, 2, 3, 2},
+       "trilinear", 1.5f, true},
+      {"bicubic_interp", kernels::bicubic_interp, kernels::bicubic_interp_grad, Shape{1, 2, 3, 4}, "bicubic", 1.5f,
+       false},
+  };
+  for (DType dt : {DType::kFP32, DType::kFP64})
+    for (const Case& c : cases) {
+      INFO(c.op << " " << rt::dtype_name(dt));
+      kernels::InterpV1Attrs a;
+      a.interp_method = c.method, a.scale = c.scale, a.align_corners = c.align_corners, a.align_mode = 0;
+      std::mt19937 rng(23);
+      Tensor x = random(c.shape, dt, rng);
+      CHECK_GRADCHECK_OP(c.op, {&x}, [&](Tensor& o) { c.fwd(x, nullptr, nullptr, 0, nullptr, o, a); },
+                         [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                           c.bwd(x, nullptr, nullptr, 0, nullptr, dout, g[0], a);
+                         });
+    }
+}
