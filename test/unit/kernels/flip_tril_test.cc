@@ -14,12 +14,6 @@ using kernels::TrilTriuAttrs;
 
 namespace {
 
-Tensor iota(const Shape& s) {
-  std::vector<float> v(static_cast<size_t>(s.numel()));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return f32(s, v);
-}
-
 FlipAttrs flip_axes(std::vector<int> axes) {
   FlipAttrs a;
   a.axis = std::move(axes);

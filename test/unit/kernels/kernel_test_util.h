@@ -37,6 +37,12 @@ inline Tensor f32(const Shape& shape, const std::vector<float>& v) { return make
 inline Tensor f64(const Shape& shape, const std::vector<double>& v) { return make<double>(shape, v); }
 inline Tensor i32(const Shape& shape, const std::vector<int32_t>& v) { return make<int32_t>(shape, v); }
 inline Tensor i64(const Shape& shape, const std::vector<int64_t>& v) { return make<int64_t>(shape, v); }
+/// fp32 0, 1, 2, ... in row-major order: values that show where each element went.
+inline Tensor iota(const Shape& shape) {
+  std::vector<float> v(static_cast<size_t>(shape.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
+  return f32(shape, v);
+}
 
 /// Element i of a float/int tensor as double.
 inline double get(const Tensor& t, int64_t i) {

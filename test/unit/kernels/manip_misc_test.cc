@@ -12,12 +12,6 @@ using namespace fluidc::test;
 
 namespace {
 
-Tensor iota(const Shape& s) {
-  std::vector<float> v(static_cast<size_t>(s.numel()));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return f32(s, v);
-}
-
 }  // namespace
 
 TEST_CASE("unbind: slices along an axis, the dim removed", "[unbind]") {

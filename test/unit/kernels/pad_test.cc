@@ -13,7 +13,7 @@ namespace k = fluidc::kernels;
 
 namespace {
 
-Tensor iota(const Shape& s, double start = 1) {
+Tensor ascending(const Shape& s, double start = 1) {
   std::vector<float> v(static_cast<size_t>(s.numel()));
   std::iota(v.begin(), v.end(), static_cast<float>(start));
   return f32(s, v);
@@ -31,7 +31,7 @@ k::Pad3dAttrs p3(std::vector<int> pads, const char* mode, float value = 0, const
 }  // namespace
 
 TEST_CASE("pad3d: each mode along W of one row", "[pad]") {
-  const Tensor x = iota(Shape{1, 1, 1, 1, 3});  // 1 2 3
+  const Tensor x = ascending(Shape{1, 1, 1, 1, 3});  // 1 2 3
   Tensor out;
   k::pad3d(x, nullptr, out, p3({2, 1, 0, 0, 0, 0}, "constant", 9));
   CHECK(values(out) == std::vector<double>{9, 9, 1, 2, 3, 9});
@@ -49,16 +49,16 @@ TEST_CASE("pad3d: each mode along W of one row", "[pad]") {
 TEST_CASE("pad3d: H and D, channel-last, Paddings tensor, ints", "[pad]") {
   Tensor out;
   // 2x2 plane [[1,2],[3,4]] padded one row on top (replicate) and one column right.
-  k::pad3d(iota(Shape{1, 1, 1, 2, 2}), nullptr, out, p3({0, 1, 1, 0, 0, 0}, "replicate"));
+  k::pad3d(ascending(Shape{1, 1, 1, 2, 2}), nullptr, out, p3({0, 1, 1, 0, 0, 0}, "replicate"));
   CHECK(out.shape() == Shape{1, 1, 1, 3, 3});
   CHECK(values(out) == std::vector<double>{1, 2, 2, 1, 2, 2, 3, 4, 4});
   // Two channels last: each position carries (c0, c1); D padded in front with the constant.
-  k::pad3d(iota(Shape{1, 1, 1, 2, 2}), nullptr, out, p3({0, 0, 0, 0, 1, 0}, "constant", -1, "NDHWC"));
+  k::pad3d(ascending(Shape{1, 1, 1, 2, 2}), nullptr, out, p3({0, 0, 0, 0, 1, 0}, "constant", -1, "NDHWC"));
   CHECK(out.shape() == Shape{1, 2, 1, 2, 2});
   CHECK(values(out) == std::vector<double>{-1, -1, -1, -1, 1, 2, 3, 4});
   // The Paddings input wins over the attribute.
   const Tensor pads = i64(Shape{6}, {1, 0, 0, 0, 0, 0});
-  k::pad3d(iota(Shape{1, 1, 1, 1, 2}), &pads, out, p3({5, 5, 5, 5, 5, 5}, "reflect"));
+  k::pad3d(ascending(Shape{1, 1, 1, 1, 2}), &pads, out, p3({5, 5, 5, 5, 5, 5}, "reflect"));
   CHECK(values(out) == std::vector<double>{2, 1, 2});
   k::pad3d(i32(Shape{1, 1, 1, 1, 2}, {7, 8}), nullptr, out, p3({1, 1, 0, 0, 0, 0}, "constant", 3));
   CHECK(out.dtype() == DType::kInt32);
@@ -67,14 +67,14 @@ TEST_CASE("pad3d: H and D, channel-last, Paddings tensor, ints", "[pad]") {
 
 TEST_CASE("pad3d: bad attributes and inputs are located errors", "[pad]") {
   Tensor out;
-  const Tensor x = iota(Shape{1, 1, 1, 2, 3});
+  const Tensor x = ascending(Shape{1, 1, 1, 2, 3});
   CHECK_THROWS_WITH(k::pad3d(x, nullptr, out, p3({3, 0, 0, 0, 0, 0}, "reflect")),
                     Catch::Contains("pad3d") && Catch::Contains("less than X's extent 3"));
   CHECK_THROWS_WITH(k::pad3d(x, nullptr, out, p3({0, 0, 0, 0}, "constant")), Catch::Contains("6 expected"));
   CHECK_THROWS_WITH(k::pad3d(x, nullptr, out, p3({0, 0, 0, 0, 0, 0}, "edge")), Catch::Contains("mode edge"));
   CHECK_THROWS_WITH(k::pad3d(x, nullptr, out, p3({0, 0, 0, 0, 0, 0}, "constant", 0, "NCHW")),
                     Catch::Contains("data_format"));
-  CHECK_THROWS_WITH(k::pad3d(iota(Shape{2, 3}), nullptr, out, p3({0, 0, 0, 0, 0, 0}, "constant")),
+  CHECK_THROWS_WITH(k::pad3d(ascending(Shape{2, 3}), nullptr, out, p3({0, 0, 0, 0, 0, 0}, "constant")),
                     Catch::Contains("rank 5"));
   CHECK_THROWS_WITH(k::pad3d(x, nullptr, out, p3({-2, -2, 0, 0, 0, 0}, "constant")), Catch::Contains("crop"));
   const Tensor few = i32(Shape{2}, {1, 1});
@@ -82,7 +82,7 @@ TEST_CASE("pad3d: bad attributes and inputs are located errors", "[pad]") {
   const Tensor floats = f32(Shape{6}, {0, 0, 0, 0, 0, 0});
   CHECK_THROWS_WITH(k::pad3d(x, &floats, out, p3({0, 0, 0, 0, 0, 0}, "constant")), Catch::Contains("int32 or int64"));
   Tensor dx;
-  CHECK_THROWS_WITH(k::pad3d_grad(x, nullptr, iota(Shape{1, 1, 1, 2, 3}), &dx, p3({1, 0, 0, 0, 0, 0}, "constant")),
+  CHECK_THROWS_WITH(k::pad3d_grad(x, nullptr, ascending(Shape{1, 1, 1, 2, 3}), &dx, p3({1, 0, 0, 0, 0, 0}, "constant")),
                     Catch::Contains("Out@GRAD has shape"));
 }
 
@@ -115,16 +115,16 @@ TEST_CASE("pad: constant padding of any rank and its crop", "[pad]") {
   a.paddings = {1, 0, 0, 2};
   a.pad_value = 7;
   Tensor out, dx;
-  k::pad(iota(Shape{2, 2}), out, a);
+  k::pad(ascending(Shape{2, 2}), out, a);
   CHECK(out.shape() == Shape{3, 4});
   CHECK(values(out) == std::vector<double>{7, 7, 7, 7, 1, 2, 7, 7, 3, 4, 7, 7});
-  k::pad_grad(iota(Shape{3, 4}), &dx, a);
+  k::pad_grad(ascending(Shape{3, 4}), &dx, a);
   CHECK(dx.shape() == Shape{2, 2});
   CHECK(values(dx) == std::vector<double>{5, 6, 9, 10});
   a.paddings = {1, 0};
-  CHECK_THROWS_WITH(k::pad(iota(Shape{2, 2}), out, a), Catch::Contains("4 expected"));
+  CHECK_THROWS_WITH(k::pad(ascending(Shape{2, 2}), out, a), Catch::Contains("4 expected"));
   a.paddings = {1, -1, 0, 0};
-  CHECK_THROWS_WITH(k::pad(iota(Shape{2, 2}), out, a), Catch::Contains("negative"));
+  CHECK_THROWS_WITH(k::pad(ascending(Shape{2, 2}), out, a), Catch::Contains("negative"));
 }
 
 TEST_CASE("pad grads match finite differences", "[pad][grad][gradcheck]") {

@@ -18,12 +18,6 @@ ReduceAttrs dims(std::vector<int> d, bool keep = false, bool all = false) {
   return a;
 }
 
-Tensor iota(const Shape& s) {
-  std::vector<float> v(static_cast<size_t>(s.numel()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
-  return f32(s, v);
-}
-
 }  // namespace
 
 TEST_CASE("mean gives a 0-D tensor", "[reduce]") {

@@ -13,12 +13,6 @@ using namespace fluidc::test;
 
 namespace {
 
-Tensor iota(Shape s) {
-  Tensor x = f32(s, std::vector<float>(static_cast<size_t>(s.numel()), 0.0f));
-  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i);
-  return x;
-}
-
 kernels::TransposeAttrs perm(std::vector<int> axis) {
   kernels::TransposeAttrs a;
   a.axis = std::move(axis);

@@ -14,12 +14,6 @@ using kernels::RollAttrs;
 
 namespace {
 
-Tensor iota(const Shape& s) {
-  std::vector<float> v(static_cast<size_t>(s.numel()));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return f32(s, v);
-}
-
 RollAttrs roll_by(std::vector<int64_t> shifts, std::vector<int64_t> axis) {
   RollAttrs a;
   a.shifts = std::move(shifts);

@@ -13,12 +13,6 @@ using kernels::SetValueAttrs;
 
 namespace {
 
-Tensor iota(const Shape& s) {
-  std::vector<float> v(static_cast<size_t>(s.numel()));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return f32(s, v);
-}
-
 SetValueAttrs region(std::vector<int64_t> axes, std::vector<int64_t> starts, std::vector<int64_t> ends,
                      std::vector<int64_t> steps) {
   SetValueAttrs a;

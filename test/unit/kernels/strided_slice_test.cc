@@ -13,12 +13,6 @@ namespace k = fluidc::kernels;
 
 namespace {
 
-Tensor iota(const Shape& s) {
-  std::vector<float> v(static_cast<size_t>(s.numel()));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return f32(s, v);
-}
-
 k::StridedSliceAttrs ss(std::vector<int> axes, std::vector<int> starts, std::vector<int> ends,
                         std::vector<int> strides, std::vector<int> decrease = {}) {
   k::StridedSliceAttrs a;

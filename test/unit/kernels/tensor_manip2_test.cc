@@ -10,12 +10,6 @@ using namespace fluidc::test;
 
 namespace {
 
-Tensor iota(const Shape& s) {
-  std::vector<float> v(static_cast<size_t>(s.numel()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
-  return f32(s, v);
-}
-
 std::vector<double> vals(const Tensor& t) { return values(t); }
 
 void split_attr(const Tensor& x, std::vector<Tensor>& outs, const kernels::SplitAttrs& a) {

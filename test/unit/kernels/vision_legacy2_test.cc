@@ -14,12 +14,6 @@ namespace k = fluidc::kernels;
 
 namespace {
 
-Tensor iota(const Shape& s) {
-  std::vector<float> v(static_cast<size_t>(s.numel()));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return f32(s, v);
-}
-
 Tensor with_lod(Tensor t, std::vector<uint64_t> offsets) {
   t.mutable_lod().assign(1, std::move(offsets));
   return t;

@@ -15,12 +15,6 @@ namespace k = fluidc::kernels;
 
 namespace {
 
-Tensor iota(const Shape& s) {
-  std::vector<float> v(static_cast<size_t>(s.numel()));
-  std::iota(v.begin(), v.end(), 0.0f);
-  return f32(s, v);
-}
-
 }  // namespace
 
 TEST_CASE("affine_channel: channel axis 1 for NCHW, last otherwise (AnyLayout too)", "[vision_legacy]") {
