@@ -57,16 +57,14 @@ Folded fold_ops(pb::BlockDesc& block, const ops::ChannelAffine& ca, const pb::Op
   ops::set_attr_int(scale_w, "axis", weight_axis);
   pre.push_back(scale_w);
   pre.push_back(make_op("elementwise_mul", {{"X", sole(bn, ca.mean, true)}, {"Y", factor}}, "Out", mean_f));
-  if (old_bias.empty()) {
-    f.bias = new_var(block, y + ".fold_bias", scale);
-    pre.push_back(make_op("elementwise_sub", {{"X", sole(bn, ca.bias, true)}, {"Y", mean_f}}, "Out", f.bias));
-    return f;
-  }
+  // Bias - Mean * f: the folded bias itself, or its shift when the conv has a bias of its own.
+  const std::string shift = new_var(block, y + (old_bias.empty() ? ".fold_bias" : ".fold_shift"), scale);
+  pre.push_back(make_op("elementwise_sub", {{"X", sole(bn, ca.bias, true)}, {"Y", mean_f}}, "Out", shift));
+  f.bias = shift;
+  if (old_bias.empty()) return f;
   const pb::VarDesc& b = *find_block_var(block, old_bias);
-  const std::string shift = new_var(block, y + ".fold_shift", scale);
   const std::string scaled_b = new_var(block, y + ".fold_scaled_bias", b);
   f.bias = new_var(block, y + ".fold_bias", b);
-  pre.push_back(make_op("elementwise_sub", {{"X", sole(bn, ca.bias, true)}, {"Y", mean_f}}, "Out", shift));
   pb::OpDesc scale_b = make_op("elementwise_mul", {{"X", old_bias}, {"Y", factor}}, "Out", scaled_b);
   ops::set_attr_int(scale_b, "axis", bias_axis);
   pre.push_back(scale_b);
