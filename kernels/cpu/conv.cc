@@ -203,12 +203,8 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y, const ConvEpil
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
-    const bool single = small_conv_single_fits(g);
-    if (single || small_conv_fits(g)) {
-      if (single)
-        small_conv_single_forward(g, x, w, y);
-      else
-        small_conv_forward(g, x, w, y);
+    if (small_conv_forward_fits(g)) {
+      small_conv_forward(g, x, w, y);
       if (!ep.empty())
         for (int64_t n = 0; n < g.N; ++n) ep.planes(y + n * g.M * Pout, 0, g.M, Pout);
       return;

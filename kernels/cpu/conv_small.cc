@@ -174,12 +174,15 @@ bool small_conv_fits(const shapes::ConvGeometry& g) {
          g.C * g.k[1] * g.k[2] <= kMaxTaps && !gemm_pointwise && g.out[2] >= 8 && g.M > 0 && g.N > 0;
 }
 
-bool small_conv_single_fits(const shapes::ConvGeometry& g) {
+namespace {
+
+// small_conv_forward's second form: one output channel at a time.
+bool single_channel_fits(const shapes::ConvGeometry& g) {
   return g.nsp == 2 && g.groups == 1 && g.stride[1] == 1 && g.stride[2] == 1 && g.dil[1] == 1 && g.dil[2] == 1 &&
          g.C * g.k[1] * g.k[2] > kMaxTaps && g.out[2] >= kLanes && g.M > 0 && g.M <= kSingleMaxChannels && g.N > 0;
 }
 
-void small_conv_single_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y) {
+void single_channel_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y) {
   const Dims d = dims_of(g);
   constexpr int64_t kRowsPerTask = 8;
   const int64_t bands = (d.OH + kRowsPerTask - 1) / kRowsPerTask;
@@ -194,7 +197,12 @@ void small_conv_single_forward(const shapes::ConvGeometry& g, const float* x, co
   }
 }
 
+}  // namespace
+
+bool small_conv_forward_fits(const shapes::ConvGeometry& g) { return single_channel_fits(g) || small_conv_fits(g); }
+
 void small_conv_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y) {
+  if (single_channel_fits(g)) return single_channel_forward(g, x, w, y);
   const Dims d = dims_of(g);
   const int64_t blocks = (d.M + kBlock - 1) / kBlock;
   // The weights as [block][taps][kBlock], zeros past M: the inner loop reads one row per tap.

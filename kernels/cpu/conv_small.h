@@ -12,22 +12,19 @@
 
 namespace fluidc::kernels::detail {
 
-/// Whether the one-channel direct kernel takes this convolution's forward:
-/// as small_conv_fits but with more than 64 taps and at most 4 output
-/// channels (a head's last conv), output rows of 16 or more.
-bool small_conv_single_fits(const shapes::ConvGeometry& g);
-
-/// small_conv_forward for what small_conv_single_fits accepts: each output
-/// channel in vectors of output columns, its taps in the filter's order.
-void small_conv_single_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y);
+/// Whether small_conv_forward takes this convolution: what small_conv_fits
+/// accepts, or, as a second form, more than 64 taps into at most 4 output
+/// channels (a head's last conv) with output rows of 16 or more.
+bool small_conv_forward_fits(const shapes::ConvGeometry& g);
 
 /// Whether the direct kernels take this convolution: 2-D, one group,
 /// stride 1, no dilation, C*KH*KW <= 64 and not a 1x1 window over 8 or more
 /// channels (the GEMM's), output rows of 8 or more.
 bool small_conv_fits(const shapes::ConvGeometry& g);
 
-/// y[N, M, OH, OW] from x[N, C, H, W] and w[M, C, KH, KW], channels first.
-/// Each output sums its taps in the filter's order (c, kh, kw).
+/// y[N, M, OH, OW] from x[N, C, H, W] and w[M, C, KH, KW], channels first,
+/// for what small_conv_forward_fits accepts. Each output sums its taps in
+/// the filter's order (c, kh, kw).
 void small_conv_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y);
 
 /// dw[M, C, KH, KW] (overwritten) = the sum over images and output
