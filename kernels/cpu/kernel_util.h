@@ -126,6 +126,12 @@ inline int64_t prod(const Shape& s, int begin, int end) {
   return n;
 }
 
+/// Bytes of one row (one dim-0 entry) of `t`, as the LoD kernels copy
+/// sequences row by row; 0 for a tensor without rows.
+inline size_t row_bytes(const Tensor& t) {
+  return t.rank() && t.dim(0) ? t.nbytes() / static_cast<size_t>(t.dim(0)) : 0;
+}
+
 /// Scratch slots. Each kernel uses distinct slots for buffers that are live
 /// at the same time; the slots are per thread and grow-only, so a step loop
 /// stops allocating after its first iteration.

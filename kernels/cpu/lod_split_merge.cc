@@ -31,8 +31,6 @@ bool mask_at(const Tensor& m, int64_t i) {
   }
 }
 
-size_t row_bytes(const Tensor& t) { return t.dim(0) ? t.nbytes() / static_cast<size_t>(t.dim(0)) : 0; }
-
 }  // namespace
 
 void split_lod_tensor(const Tensor& x, const Tensor& mask, Tensor& out_true, Tensor& out_false,

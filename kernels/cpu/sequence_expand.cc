@@ -52,7 +52,7 @@ void sequence_expand(const Tensor& x, const Tensor& y, Tensor& out, const Sequen
   Shape s = x.shape();
   s[0] = rows;
   out.resize(s, x.dtype());
-  const size_t row = x.dim(0) ? x.nbytes() / static_cast<size_t>(x.dim(0)) : 0;
+  const size_t row = row_bytes(x);
   const char* src = static_cast<const char*>(x.raw());
   char* dst = static_cast<char*>(out.raw());
   std::vector<uint64_t>* olod = nullptr;

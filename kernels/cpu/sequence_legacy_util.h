@@ -1,4 +1,4 @@
-// kernels/cpu/sequence_legacy_util.h - checks shared by the Fluid 1.x sequence kernels: one-level LoDs, int64 length tensors, row sizes.
+// kernels/cpu/sequence_legacy_util.h - checks shared by the Fluid 1.x sequence kernels: one-level LoDs, int64 length tensors.
 #pragma once
 
 #include <cstdint>
@@ -8,11 +8,6 @@
 #include "runtime/lod.h"
 
 namespace fluidc::kernels::detail {
-
-/// Bytes of one row (dim 0 entry) of `t`; 0 for a tensor without rows.
-inline size_t seq_row_bytes(const Tensor& t) {
-  return t.rank() && t.dim(0) ? t.nbytes() / static_cast<size_t>(t.dim(0)) : 0;
-}
 
 /// The offsets of `t`'s only LoD level: the ops Paddle 2.6.2 runs on one
 /// level alone refuse a deeper LoD by name rather than pick a level.

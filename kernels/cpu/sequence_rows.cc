@@ -7,13 +7,8 @@
 #include "runtime/lod.h"
 
 namespace fluidc::kernels {
-namespace {
 
 using namespace detail;
-
-size_t row_bytes(const Tensor& t) { return t.dim(0) ? t.nbytes() / static_cast<size_t>(t.dim(0)) : 0; }
-
-}  // namespace
 
 void sequence_softmax(const Tensor& x, Tensor& out) {
   require_init("sequence_softmax", "X", x);

@@ -57,7 +57,7 @@ void sequence_slice(const Tensor& x, const Tensor& offset, const Tensor& length,
   OutBuf buf(&out, Slot::kOut0, aliases(&out, {&x, &offset, &length}));
   Tensor& o = buf.get();
   o.resize(s, x.dtype());
-  const size_t row = seq_row_bytes(x);
+  const size_t row = row_bytes(x);
   for (size_t i = 0; i < starts.size(); ++i)
     if (const size_t bytes = (out_off[i + 1] - out_off[i]) * row)
       std::memcpy(static_cast<char*>(o.raw()) + out_off[i] * row,
