@@ -7,7 +7,8 @@
 // Layers: ResNet-18's 3x3 64->64 at 56x56 (im2col + GEMM), a 1x1 128->256
 // at 28x28 (plain GEMM), MobileNetV2's 3x3 depthwise 144 channels at 56x56
 // (direct loop), ResNet-18's late 14x14 and 7x7 3x3 layers (narrow GEMMs)
-// a stride-2 depthwise layer and MobileNetV2's shallow (K = 24) 1x1; batch 1, fp32, the threads rt::num_threads() gives.
+// a stride-2 depthwise layer, MobileNetV2's shallow (K = 24) 1x1 and the OCR recogniser's
+// (examples/ocr/rec.pdmodel) four 3x3 layers; batch 1, fp32, the threads rt::num_threads() gives.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,7 +24,7 @@ namespace {
 
 struct Layer {
   const char* name;
-  int64_t c, m, hw, k, stride, groups;
+  int64_t c, m, h, w, k, stride, groups;
 };
 
 void fill(rt::Tensor& t, const rt::Shape& s, std::mt19937& rng) {
@@ -51,18 +52,22 @@ double median_seconds(int reps, F fn) {
 
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 50;
-  const Layer layers[] = {{"resnet_3x3_64x56x56", 64, 64, 56, 3, 1, 1},
-                          {"pointwise_1x1_128to256x28x28", 128, 256, 28, 1, 1, 1},
-                          {"depthwise_3x3_144x56x56", 144, 144, 56, 3, 1, 144},
-                          {"resnet_3x3_s2_128to256x28x28", 128, 256, 28, 3, 2, 1},
-                          {"resnet_3x3_256x14x14", 256, 256, 14, 3, 1, 1},
-                          {"resnet_3x3_512x7x7", 512, 512, 7, 3, 1, 1},
-                          {"depthwise_3x3_s2_96x112x112", 96, 96, 112, 3, 2, 96},
-                          {"pointwise_1x1_24to144x56x56", 24, 144, 56, 1, 1, 1}};
+  const Layer layers[] = {{"resnet_3x3_64x56x56", 64, 64, 56, 56, 3, 1, 1},
+                          {"pointwise_1x1_128to256x28x28", 128, 256, 28, 28, 1, 1, 1},
+                          {"depthwise_3x3_144x56x56", 144, 144, 56, 56, 3, 1, 144},
+                          {"resnet_3x3_s2_128to256x28x28", 128, 256, 28, 28, 3, 2, 1},
+                          {"resnet_3x3_256x14x14", 256, 256, 14, 14, 3, 1, 1},
+                          {"resnet_3x3_512x7x7", 512, 512, 7, 7, 3, 1, 1},
+                          {"depthwise_3x3_s2_96x112x112", 96, 96, 112, 112, 3, 2, 96},
+                          {"pointwise_1x1_24to144x56x56", 24, 144, 56, 56, 1, 1, 1},
+                          {"ocr_rec_3x3_3to16x48x320", 3, 16, 48, 320, 3, 1, 1},
+                          {"ocr_rec_3x3_16to32x24x160", 16, 32, 24, 160, 3, 1, 1},
+                          {"ocr_rec_3x3_32to64x12x80", 32, 64, 12, 80, 3, 1, 1},
+                          {"ocr_rec_3x3_64to64x6x80", 64, 64, 6, 80, 3, 1, 1}};
   std::mt19937 rng(1);
   for (const Layer& l : layers) {
     rt::Tensor x, w, y;
-    fill(x, rt::Shape{1, l.c, l.hw, l.hw}, rng);
+    fill(x, rt::Shape{1, l.c, l.h, l.w}, rng);
     fill(w, rt::Shape{l.m, l.c / l.groups, l.k, l.k}, rng);
     kernels::ConvAttrs a;
     a.strides = {static_cast<int>(l.stride), static_cast<int>(l.stride)};

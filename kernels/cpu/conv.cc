@@ -204,9 +204,7 @@ void forward(const ConvGeometry& g, const T* x, const T* w, T* y, const ConvEpil
   }
   if constexpr (std::is_same_v<T, float>) {
     if (small_conv_forward_fits(g)) {
-      small_conv_forward(g, x, w, y);
-      if (!ep.empty())
-        for (int64_t n = 0; n < g.N; ++n) ep.planes(y + n * g.M * Pout, 0, g.M, Pout);
+      small_conv_forward(g, x, w, y, ep);
       return;
     }
   }

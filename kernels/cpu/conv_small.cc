@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu/conv_epilogue.h"
 #include "kernels/cpu/conv_layout.h"
 #include "kernels/cpu/isa_clones.h"
 #include "runtime/parallel.h"
@@ -13,6 +14,7 @@ namespace {
 
 constexpr int kLanes = 16;   // output columns per vector
 constexpr int kBlock = 8;    // output channels summed together
+constexpr int kBlockVectors = 2;  // column vectors summed together (forward_block)
 constexpr int64_t kMaxTaps = 64;
 
 struct Dims {
@@ -33,10 +35,10 @@ Dims dims_of(const shapes::ConvGeometry& g) {
 constexpr int64_t kSingleMaxChannels = 4;
 constexpr int kSingleVectors = 4;
 
-// The padded planes' size: kLanes * kSingleVectors floats of slack, so a
-// row's last vectors may read past the plane (their lanes beyond OW are
-// never stored).
-int64_t padded_size(const Dims& d) { return d.C * d.Hp * d.Wp + kLanes * kSingleVectors; }
+// The padded planes' size: kLanes * max(kSingleVectors, kBlockVectors)
+// floats of slack, so a row's last vectors may read past the plane (their
+// lanes beyond OW are never stored).
+int64_t padded_size(const Dims& d) { return d.C * d.Hp * d.Wp + kLanes * std::max(kSingleVectors, kBlockVectors); }
 
 // Image x[C, H, W] into p[C, Hp, Wp] with zeros around it (rows or columns
 // of x beyond what the outputs read are left out).
@@ -60,32 +62,60 @@ typedef int32_t i16 __attribute__((vector_size(64)));
 
 [[gnu::always_inline]] inline v16 load(const float* p) { return *reinterpret_cast<const v16u*>(p); }
 
-// One image's output channels [m0, m0 + mb) from its padded planes; wb
-// holds the block's weights as [taps][kBlock] (zeros past mb).
+// Stores the first n lanes of v at dst: one vector store when all kLanes
+// are wanted (an output row's inner vectors), lane by lane at its end.
+[[gnu::always_inline]] inline void store_lanes(const v16& v, int64_t n, float* dst) {
+  if (n == kLanes) {
+    *reinterpret_cast<v16u*>(dst) = v;
+    return;
+  }
+  float out[kLanes];
+  std::memcpy(out, &v, sizeof out);
+  std::copy(out, out + n, dst);
+}
+
+// Output rows [oh0, oh1) of one image's output channels [m0, m0 + mb) from
+// its padded planes; wb holds the block's weights as [taps][kBlock] (zeros
+// past mb), y is the image's output. Each step sums kBlock channels over
+// kBlockVectors column vectors: every input vector loaded feeds kBlock
+// FMAs and every weight broadcast kBlockVectors.
 [[gnu::always_inline]] inline void forward_block_body(const Dims& d, const float* p, const float* wb, int64_t m0,
-                                                      int64_t mb, float* y) {
-  for (int64_t oh = 0; oh < d.OH; ++oh)
-    for (int64_t ow0 = 0; ow0 < d.OW; ow0 += kLanes) {
-      v16 acc[kBlock] = {};
+                                                      int64_t mb, int64_t oh0, int64_t oh1, float* y) {
+  constexpr int64_t kStep = kLanes * kBlockVectors;
+  for (int64_t oh = oh0; oh < oh1; ++oh)
+    for (int64_t ow0 = 0; ow0 < d.OW; ow0 += kStep) {
+      v16 acc[kBlock][kBlockVectors] = {};
       const float* row = p + (oh * d.Wp + ow0);
       const float* wt = wb;
       for (int64_t c = 0; c < d.C; ++c)
-        for (int64_t kh = 0; kh < d.KH; ++kh)
+        for (int64_t kh = 0; kh < d.KH; ++kh) {
+          const float* tap_row = row + (c * d.Hp + kh) * d.Wp;
           for (int64_t kw = 0; kw < d.KW; ++kw, wt += kBlock) {
-            const v16 s = load(row + (c * d.Hp + kh) * d.Wp + kw);
+            v16 s[kBlockVectors];
 #pragma clang loop unroll(full)
-            for (int m = 0; m < kBlock; ++m) acc[m] += wt[m] * s;
+            for (int j = 0; j < kBlockVectors; ++j) s[j] = load(tap_row + kw + j * kLanes);
+#pragma clang loop unroll(full)
+            for (int m = 0; m < kBlock; ++m)
+#pragma clang loop unroll(full)
+              for (int j = 0; j < kBlockVectors; ++j) acc[m][j] += wt[m] * s[j];
           }
-      const int64_t n = std::min<int64_t>(kLanes, d.OW - ow0);
-      for (int64_t m = 0; m < mb; ++m) {
-        float out[kLanes];
-        std::memcpy(out, &acc[m], sizeof out);
-        std::copy(out, out + n, y + ((m0 + m) * d.OH + oh) * d.OW + ow0);
-      }
+        }
+      // Unrolled with constant indices: a loop to mb would make acc an array
+      // in memory, its FMAs stored and reloaded every tap.
+#pragma clang loop unroll(full)
+      for (int m = 0; m < kBlock; ++m)
+#pragma clang loop unroll(full)
+        for (int j = 0; j < kBlockVectors; ++j) {
+          const int64_t start = ow0 + j * kLanes, n = std::min<int64_t>(kLanes, d.OW - start);
+          if (m < mb && n > 0) store_lanes(acc[m][j], n, y + ((m0 + m) * d.OH + oh) * d.OW + start);
+        }
     }
 }
-FLUIDC_ISA_CLONES(void, forward_block, (const Dims& d, const float* p, const float* wb, int64_t m0, int64_t mb, float* y),
-                  (d, p, wb, m0, mb, y))
+FLUIDC_ISA_CLONES(void, forward_block,
+                  (const Dims& d, const float* p, const float* wb, int64_t m0, int64_t mb, int64_t oh0, int64_t oh1,
+                   float* y),
+                  (d, p, wb, m0, mb, oh0, oh1, y))
+
 
 // Output rows [oh0, oh1) of one output channel (w: its taps) from an image's
 // padded planes, kSingleVectors column vectors at a time. For a conv with
@@ -113,9 +143,7 @@ FLUIDC_ISA_CLONES(void, forward_block, (const Dims& d, const float* p, const flo
       for (int j = 0; j < kSingleVectors; ++j) {
         const int64_t start = ow0 + j * kLanes, n = std::min<int64_t>(kLanes, d.OW - start);
         if (n <= 0) break;
-        float out[kLanes];
-        std::memcpy(out, &acc[j], sizeof out);
-        std::copy(out, out + n, y + oh * d.OW + start);
+        store_lanes(acc[j], n, y + oh * d.OW + start);
       }
     }
 }
@@ -182,17 +210,23 @@ bool single_channel_fits(const shapes::ConvGeometry& g) {
          g.C * g.k[1] * g.k[2] > kMaxTaps && g.out[2] >= kLanes && g.M > 0 && g.M <= kSingleMaxChannels && g.N > 0;
 }
 
-void single_channel_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y) {
+// Output rows per task: a band of 8 rows of a few channels is a task of
+// tens of microseconds at the first layers' widths, whose output is still in
+// cache for the epilogue.
+constexpr int64_t kRowsPerTask = 8;
+
+void single_channel_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y,
+                            const ConvEpilogue<float>& ep) {
   const Dims d = dims_of(g);
-  constexpr int64_t kRowsPerTask = 8;
-  const int64_t bands = (d.OH + kRowsPerTask - 1) / kRowsPerTask;
+  const int64_t bands = (d.OH + kRowsPerTask - 1) / kRowsPerTask, plane = d.OH * d.OW;
+  float* p = conv_buffer<float>(ConvBuf::kPlaneIn, padded_size(d));
   for (int64_t n = 0; n < g.N; ++n) {
-    float* p = conv_buffer<float>(ConvBuf::kPlaneIn, padded_size(d));
     pad_image(d, x + n * d.C * d.H * d.W, p);
+    float* yn = y + n * d.M * plane;
     rt::parallel_for(d.M * bands, [&](int64_t i) {
-      const int64_t m = i / bands, oh0 = i % bands * kRowsPerTask;
-      forward_rows_single(d, p, w + m * d.taps, oh0, std::min(oh0 + kRowsPerTask, d.OH),
-                          y + (n * d.M + m) * d.OH * d.OW);
+      const int64_t m = i / bands, oh0 = i % bands * kRowsPerTask, oh1 = std::min(oh0 + kRowsPerTask, d.OH);
+      forward_rows_single(d, p, w + m * d.taps, oh0, oh1, yn + m * plane);
+      if (!ep.empty()) ep.rows(yn + m * plane + oh0 * d.OW, plane, m, 1, (oh1 - oh0) * d.OW);
     });
   }
 }
@@ -201,22 +235,28 @@ void single_channel_forward(const shapes::ConvGeometry& g, const float* x, const
 
 bool small_conv_forward_fits(const shapes::ConvGeometry& g) { return single_channel_fits(g) || small_conv_fits(g); }
 
-void small_conv_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y) {
-  if (single_channel_fits(g)) return single_channel_forward(g, x, w, y);
+void small_conv_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y,
+                        const ConvEpilogue<float>& ep) {
+  if (single_channel_fits(g)) return single_channel_forward(g, x, w, y, ep);
   const Dims d = dims_of(g);
-  const int64_t blocks = (d.M + kBlock - 1) / kBlock;
+  const int64_t blocks = (d.M + kBlock - 1) / kBlock, bands = (d.OH + kRowsPerTask - 1) / kRowsPerTask;
+  const int64_t plane = d.OH * d.OW;
   // The weights as [block][taps][kBlock], zeros past M: the inner loop reads one row per tap.
   float* wb = conv_buffer<float>(ConvBuf::kWeights, blocks * d.taps * kBlock);
   std::fill(wb, wb + blocks * d.taps * kBlock, 0.0f);
   for (int64_t m = 0; m < d.M; ++m)
     for (int64_t t = 0; t < d.taps; ++t) wb[(m / kBlock * d.taps + t) * kBlock + m % kBlock] = w[m * d.taps + t];
-  rt::parallel_for(g.N, [&](int64_t n) {
-    float* p = conv_buffer<float>(ConvBuf::kPlaneIn, padded_size(d));
+  float* p = conv_buffer<float>(ConvBuf::kPlaneIn, padded_size(d));
+  for (int64_t n = 0; n < g.N; ++n) {
     pad_image(d, x + n * d.C * d.H * d.W, p);
-    for (int64_t b = 0; b < blocks; ++b)
-      forward_block(d, p, wb + b * d.taps * kBlock, b * kBlock, std::min<int64_t>(kBlock, d.M - b * kBlock),
-                    y + n * d.M * d.OH * d.OW);
-  });
+    float* yn = y + n * d.M * plane;
+    rt::parallel_for(blocks * bands, [&](int64_t i) {
+      const int64_t b = i / bands, oh0 = i % bands * kRowsPerTask, oh1 = std::min(oh0 + kRowsPerTask, d.OH);
+      const int64_t m0 = b * kBlock, mb = std::min<int64_t>(kBlock, d.M - m0);
+      forward_block(d, p, wb + b * d.taps * kBlock, m0, mb, oh0, oh1, yn);
+      if (!ep.empty()) ep.rows(yn + m0 * plane + oh0 * d.OW, plane, m0, mb, (oh1 - oh0) * d.OW);
+    });
+  }
 }
 
 void small_conv_filter_grad(const shapes::ConvGeometry& g, const float* x, const float* dy, float* dw) {

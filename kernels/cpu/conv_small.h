@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "kernels/cpu/conv_epilogue.h"
 #include "kernels/shapes/conv.h"
 
 namespace fluidc::kernels::detail {
@@ -24,8 +25,10 @@ bool small_conv_fits(const shapes::ConvGeometry& g);
 
 /// y[N, M, OH, OW] from x[N, C, H, W] and w[M, C, KH, KW], channels first,
 /// for what small_conv_forward_fits accepts. Each output sums its taps in
-/// the filter's order (c, kh, kw).
-void small_conv_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y);
+/// the filter's order (c, kh, kw). The epilogue (bias, activation) runs on
+/// each task's band of output rows as soon as it is done.
+void small_conv_forward(const shapes::ConvGeometry& g, const float* x, const float* w, float* y,
+                        const ConvEpilogue<float>& ep);
 
 /// dw[M, C, KH, KW] (overwritten) = the sum over images and output
 /// positions of dy * the input under the tap.
