@@ -66,7 +66,7 @@ int use_winograd(pb::ProgramDesc& prog) {
     bool known = true;
     for (int64_t d : wdims) known = known && d >= 0;
     if (!known || !def->winograd(op, wdims, wf)) continue;
-    if (wf.in_channels < kWinogradMinChannels || wf.out_channels < kWinogradMinChannels) continue;
+    if (!winograd_pays(wf.in_channels, wf.out_channels)) continue;
     // The transformed filter: [16, M, C], a load-time value.
     pb::VarDesc like = *wv;
     like.set_persistable(false);
