@@ -133,10 +133,21 @@ void Tensor::view(void* data, size_t capacity, Device device) {
   initialized_ = false;
 }
 
-void Tensor::resize(const Shape& shape, DType dtype) {
+size_t tensor_bytes(const Shape& shape, DType dtype) {
   for (int i = 0; i < shape.rank; ++i)
     if (shape.d[i] < 0) fail("cannot allocate a tensor of shape " + shape.str());
-  size_t need = static_cast<size_t>(shape.numel()) * dtype_size(dtype);
+  // A shape made from the input (a fed shape tensor, an attribute) can be
+  // large enough for its element or byte count to wrap: that would allocate
+  // a small buffer for a large tensor, which every kernel then overruns.
+  // Past 2^48 bytes (256 TiB, beyond any machine's memory) is refused too.
+  size_t need = 0;
+  if (!shape.checked_bytes(dtype_size(dtype), &need) || need > (size_t{1} << 48))
+    fail(std::string("a tensor of ") + dtype_name(dtype) + shape.str() + " is too large to allocate");
+  return need;
+}
+
+void Tensor::resize(const Shape& shape, DType dtype) {
+  const size_t need = tensor_bytes(shape, dtype);
   if (need > capacity_ && !owns_)
     fail("a view of " + std::to_string(capacity_) + " bytes of " + device_name(device_) +
          " memory cannot hold " + dtype_name(dtype) + shape.str() + " (" + std::to_string(need) + " bytes)");

@@ -71,6 +71,11 @@ struct Shape {
   std::string str() const;
 };
 
+/// The bytes a tensor of this shape and type takes; a located failure
+/// (rt::fail) for a negative dim, a count that overflows, or more than
+/// 2^48 bytes. Every allocation of a tensor (host or device) sizes it so.
+size_t tensor_bytes(const Shape& shape, DType dtype);
+
 /// A dense, row-major tensor. It either owns host storage, which only grows
 /// (resizing to a smaller or equal byte count reuses the buffer, so a step
 /// loop allocates nothing after its first iteration), or views memory it

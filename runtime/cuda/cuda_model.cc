@@ -100,7 +100,7 @@ DTensor::~DTensor() {
 }
 
 void DTensor::dresize(const rt::Shape& shape, rt::DType dtype) {
-  const size_t bytes = static_cast<size_t>(shape.numel()) * rt::dtype_size(dtype);
+  const size_t bytes = rt::tensor_bytes(shape, dtype);
   if (!dev_.raw() || bytes > dev_.capacity()) {
     size_t cap = 0;
     void* p = device_alloc(bytes, &cap);

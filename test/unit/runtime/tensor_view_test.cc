@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -95,4 +96,19 @@ TEST_CASE("device memory is only viewed, never touched from the host", "[tensor]
   REQUIRE_THROWS_AS(d.copy_from(h), Error);
   REQUIRE(fake_device[0] == 0xab);
   REQUIRE(std::string(fluidc::rt::device_name(Device::kCUDA)) == "cuda");
+}
+
+TEST_CASE("a shape whose byte count wraps is a clear error, not a small allocation", "[tensor]") {
+  Tensor t;
+  t.resize(Shape{4}, DType::kFP32);
+  // 2^31 * 2^31 * 4 elements wrap int64; 2^61 floats wrap the byte count; 2^60 floats are past 2^48 bytes.
+  for (const Shape& s : {Shape{int64_t{1} << 31, int64_t{1} << 31, 4}, Shape{int64_t{1} << 61}, Shape{int64_t{1} << 60}}) {
+    try {
+      t.resize(s, DType::kFP32);
+      FAIL("resize to " << s.str() << " did not throw");
+    } catch (const Error& e) {
+      REQUIRE(std::string(e.what()).find("too large to allocate") != std::string::npos);
+    }
+    REQUIRE(t.shape() == Shape{4});  // unchanged
+  }
 }
