@@ -37,9 +37,9 @@ void select_input(const Tensor* const* xs, int n, const Tensor& mask, Tensor& ou
 /// Out[Mask] = X : routes one tensor to one of several outputs.
 void select_output(const Tensor& x, const Tensor& mask, Tensor* const* outs, int n);
 
-/// Out[I] = X, growing the array as needed (I is a one-element integer).
+/// Out[I] = X with its LoD, growing the array as needed (I is a one-element integer).
 void write_to_array(const Tensor& x, const Tensor& i, TensorArray& out);
-/// Out = X[I]; an index past the end is an error.
+/// Out = X[I] with its LoD; an index past the end is an error.
 void read_from_array(const TensorArray& x, const Tensor& i, Tensor& out);
 /// Out = [len(X)] as int64 with shape [1].
 void array_length(const TensorArray& x, Tensor& out);
