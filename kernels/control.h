@@ -32,6 +32,9 @@ struct IncrementAttrs {
 /// Out = X + step for a one-element X of any numeric dtype.
 void increment(const Tensor& x, Tensor& out, const IncrementAttrs& attrs);
 
+/// Out = (X holds no element) as a 0-D bool.
+void is_empty(const Tensor& x, Tensor& out);
+
 /// Out = X[Mask] : picks one of several tensors by an int32/int64 index.
 void select_input(const Tensor* const* xs, int n, const Tensor& mask, Tensor& out);
 /// Out[Mask] = X : routes one tensor to one of several outputs.

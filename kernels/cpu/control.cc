@@ -58,6 +58,13 @@ void increment(const Tensor& x, Tensor& out, const IncrementAttrs& attrs) {
   });
 }
 
+void is_empty(const Tensor& x, Tensor& out) {
+  require_init("is_empty", "X", x);
+  const bool empty = x.numel() == 0;
+  out.resize(Shape{}, DType::kBool);
+  out.data<bool>()[0] = empty;
+}
+
 void select_input(const Tensor* const* xs, int n, const Tensor& mask, Tensor& out) {
   const int64_t k = index_value("select_input", "Mask", mask);
   if (k < 0 || k >= n) rt::fail(fmt::format("select_input: Mask {} is out of range for {} inputs", k, n));
