@@ -2,7 +2,8 @@
 """Per-op Paddle references for the Fluid 1.x decoding ops (see tools/op_caselib.py): beam_search, one step on
 ragged two-level LoD batches (beam sizes 1 and 3, ended prefixes, a source whose every beam ended and is
 dropped, an empty source, is_accumulated true and false, ids absent, ties; float32 only, as Paddle 2.6.2 reads its scores), and beam_search_decode on
-arrays written from a few steps' beam_search outputs (write_to_array must keep each element's LoD). Forward
+arrays written from a few steps' beam_search outputs (write_to_array must keep each element's LoD); and
+what a decoder's loop also needs: top_k / top_k_v2 keep their input's LoD, is_empty. Forward
 only: Paddle has no gradient for either. Every output's LoD is recorded and compared exactly.
 
 Paddle 2.6's Python API writes neither op, so each is appended with block.append_op (slot and attribute
@@ -119,10 +120,26 @@ def beam_search_decode_cases():
     decode_case("decode_beam3", [t0, t1], 3)
 
 
+def decoder_helper_cases():
+    """What a Fluid decoder's loop also relies on: top_k (both forms) keeps its input's LoD on Out and
+    Indices (beam_search reads the scores' LoD); is_empty is the loop's stop test."""
+    lod = [[2, 1], [1, 1, 1]]
+    with oc.program(FAMILY) as p:
+        x = p.input("x", [3, 5], lod=lod, grad=False)
+        values, indices = paddle.topk(x, k=2)
+        o = append("top_k", {"X": x}, {"Out": "float32", "Indices": "int64"}, {"k": 3})
+        p.case("topk_keeps_lod", [values, indices, o["Out"], o["Indices"]], grads=False)
+    for name, rows in [("is_empty_false", 3), ("is_empty_true", 0)]:
+        with oc.program(FAMILY) as p:
+            x = p.input("x", [rows, 2], grad=False)
+            p.case(name, [paddle.is_empty(x)], grads=False)
+
+
 def main():
     oc.start(__file__, FAMILY)
     beam_search_cases()
     beam_search_decode_cases()
+    decoder_helper_cases()
     oc.finish()
 
 
