@@ -32,14 +32,17 @@ struct IncrementAttrs {
 /// Out = X + step for a one-element X of any numeric dtype.
 void increment(const Tensor& x, Tensor& out, const IncrementAttrs& attrs);
 
+/// Out = (X holds no element) as a 0-D bool.
+void is_empty(const Tensor& x, Tensor& out);
+
 /// Out = X[Mask] : picks one of several tensors by an int32/int64 index.
 void select_input(const Tensor* const* xs, int n, const Tensor& mask, Tensor& out);
 /// Out[Mask] = X : routes one tensor to one of several outputs.
 void select_output(const Tensor& x, const Tensor& mask, Tensor* const* outs, int n);
 
-/// Out[I] = X, growing the array as needed (I is a one-element integer).
+/// Out[I] = X with its LoD, growing the array as needed (I is a one-element integer).
 void write_to_array(const Tensor& x, const Tensor& i, TensorArray& out);
-/// Out = X[I]; an index past the end is an error.
+/// Out = X[I] with its LoD; an index past the end is an error.
 void read_from_array(const TensorArray& x, const Tensor& i, Tensor& out);
 /// Out = [len(X)] as int64 with shape [1].
 void array_length(const TensorArray& x, Tensor& out);

@@ -46,6 +46,7 @@ SCRIPTS = [
     "op_autodiff_vision_legacy.py",  # op_autodiff/vision_legacy_chain: affine_channel ... index_sample (Fluid 1.x)
     "op_autodiff_vision_legacy2.py",  # op_autodiff/vision_legacy2_chain: bicubic_interp v1 ... row_conv (issue 16)
     "fixtures_crf_tagger.py",   # crf_tagger, crf_tagger_infer: BiGRU-CRF on LoD input (linear_chain_crf, crf_decoding)
+    "fixtures_beam_decoder.py", # beam_decoder_infer: a Fluid 1.x While + beam_search + beam_search_decode decoder
     "fixtures_lod_lstm_train.py",  # lod_lstm_classifier: dynamic_lstm + sequence_pool training
     "fixtures_crf_autodiff.py", # autodiff_lod/crf_tagger: fluidc's backward through linear_chain_crf
     "fixtures_yolov3.py",       # detect/yolov3: Darknet + FPN + yolo_box + multiclass_nms3, as PaddleDetection exports

@@ -1,4 +1,4 @@
-// compiler/ops/control_flow.cc - conditional_block, while, comparisons, logic, select and tensor arrays.
+// compiler/ops/control_flow.cc - conditional_block, while, comparisons, logic, is_empty, select and tensor arrays.
 //
 // conditional_block and while own a sub-block; the generator turns them into
 // a C++ `if` / `while` around a call of that block's function, so the
@@ -57,6 +57,14 @@ void infer_increment(ShapeCtx& c) {
 
 void infer_logical_not(ShapeCtx& c) {
   TensorType out = c.input("X");
+  out.dtype = pb::VarType::BOOL;
+  c.set_output("Out", out);
+}
+
+// is_empty: a 0-D bool, whatever X is.
+void infer_is_empty(ShapeCtx& c) {
+  TensorType out;
+  out.known = true;
   out.dtype = pb::VarType::BOOL;
   c.set_output("Out", out);
 }
@@ -303,6 +311,9 @@ void add_control_flow_ops(std::vector<OpDef>& t) {
                  .infer_shape = infer_compare});
   t.push_back({.type = "logical_not", .family = "compare", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .infer_shape = infer_logical_not});
+  // A loop's stop test (Fluid's beam-search decoder stops when a step selects nothing).
+  t.push_back({.type = "is_empty", .family = "control", .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .infer_shape = infer_is_empty});
   t.push_back({.type = "increment", .family = "control", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = kernel_attrs<kernels::IncrementAttrs>(), .attrs_struct = "IncrementAttrs",
                .infer_shape = infer_increment});

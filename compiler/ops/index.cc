@@ -208,10 +208,11 @@ void add_index_ops(std::vector<OpDef>& t) {
                  .attrs = kernel_attrs<kernels::ArgMinMaxAttrs>(), .attrs_struct = "ArgMinMaxAttrs",
                  .infer_shape = infer_arg_min_max});
 
+  // Both top_k forms give Out and Indices X's LoD (a beam-search decoder's candidates stay grouped by source).
   const auto topk_attrs = kernel_attrs<kernels::TopKV2Attrs>();
   t.push_back({.type = "top_k_v2", .family = "index", .inputs = {{"X"}, {"K", true}},
                .outputs = {{"Out"}, {"Indices"}}, .attrs = topk_attrs, .attrs_struct = "TopKV2Attrs",
-               .grad = "top_k_v2_grad", .infer_shape = infer_top_k_v2});
+               .grad = "top_k_v2_grad", .infer_shape = infer_top_k_v2, .share_lod = "X"});
   t.push_back({.type = "top_k_v2_grad", .family = "index",
                .inputs = {{"X"}, {"Indices"}, {"K", true}, {"Out@GRAD"}}, .outputs = {{"X@GRAD", true}},
                .attrs = topk_attrs, .attrs_struct = "TopKV2Attrs", .infer_shape = shape_rules::grads_like_inputs});
@@ -220,7 +221,7 @@ void add_index_ops(std::vector<OpDef>& t) {
                                                             [](const AttrDef& a) { return a.name == "k"; })};
   t.push_back({.type = "top_k", .family = "index", .inputs = {{"X"}, {"K", true}}, .outputs = {{"Out"}, {"Indices"}},
                .attrs = topk_v1_attrs, .attrs_struct = "TopKV2Attrs", .grad = "top_k_grad",
-               .infer_shape = infer_top_k_v2});
+               .infer_shape = infer_top_k_v2, .share_lod = "X"});
   t.push_back({.type = "top_k_grad", .family = "index", .inputs = {{"X"}, {"Indices"}, {"K", true}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .attrs = topk_v1_attrs, .attrs_struct = "TopKV2Attrs",
                .infer_shape = shape_rules::grads_like_inputs});

@@ -58,6 +58,13 @@ void increment(const Tensor& x, Tensor& out, const IncrementAttrs& attrs) {
   });
 }
 
+void is_empty(const Tensor& x, Tensor& out) {
+  require_init("is_empty", "X", x);
+  const bool empty = x.numel() == 0;
+  out.resize(Shape{}, DType::kBool);
+  out.data<bool>()[0] = empty;
+}
+
 void select_input(const Tensor* const* xs, int n, const Tensor& mask, Tensor& out) {
   const int64_t k = index_value("select_input", "Mask", mask);
   if (k < 0 || k >= n) rt::fail(fmt::format("select_input: Mask {} is out of range for {} inputs", k, n));
@@ -78,6 +85,7 @@ void write_to_array(const Tensor& x, const Tensor& i, TensorArray& out) {
   require_init("write_to_array", "X", x);
   if (static_cast<size_t>(k) >= out.size()) out.resize(static_cast<size_t>(k) + 1);
   out[k].copy_from(x);
+  out[k].share_lod(x);  // an element keeps its LoD (beam_search's steps, read back by beam_search_decode)
 }
 
 void read_from_array(const TensorArray& x, const Tensor& i, Tensor& out) {
@@ -86,6 +94,7 @@ void read_from_array(const TensorArray& x, const Tensor& i, Tensor& out) {
     rt::fail(fmt::format("read_from_array: index {} is out of range for an array of {} tensors", k, x.size()));
   if (!x[k].initialized()) rt::fail(fmt::format("read_from_array: element {} was never written", k));
   out.copy_from(x[k]);
+  out.share_lod(x[k]);
 }
 
 void array_length(const TensorArray& x, Tensor& out) {

@@ -12,9 +12,8 @@ fresh_work_dir "$work"
 "$fluidc" build "$fixture/model.pdmodel" --params "$fixture/model.pdiparams" -o "$work/model"
 is_lod() { [[ $1 =~ \.lod[0-9]+\.npy$ ]]; }
 cases=0
-for lod0 in "$fixture"/inputs/*.lod0.npy; do  # one case per LoD input file set: FEED_CASE.lod0.npy
-  case=$(basename "$lod0" .lod0.npy)
-  case=${case##*_}
+# One case per suffix of the LoD inputs FEED_CASE.lod0.npy (several LoD feeds share a case).
+for case in $(for f in "$fixture"/inputs/*.lod0.npy; do f=$(basename "$f" .lod0.npy); echo "${f##*_}"; done | sort -u); do
   feeds=()
   for f in "$fixture"/inputs/*_"$case".npy; do
     is_lod "$f" && continue

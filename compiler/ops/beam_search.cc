@@ -1,0 +1,60 @@
+// compiler/ops/beam_search.cc - the Fluid 1.x decoding ops' table: beam_search (one step) and beam_search_decode.
+//
+// Both outputs' row counts depend on the scores (-1 here) and the kernels
+// (kernels/beam_search.h) write their outputs' two-level LoD themselves, so
+// share_lod stays empty. Paddle has no gradient for either.
+#include "compiler/ops/attr_struct.h"
+#include "compiler/ops/registry.h"
+#include "compiler/ops/shape_ctx.h"
+#include "kernels/beam_search.h"
+
+namespace fluidc::ops {
+namespace {
+
+constexpr int64_t kRunTime = -1;
+constexpr auto kArray = pb::VarType::LOD_TENSOR_ARRAY;
+
+TensorType run_time_rows(pb::VarType::Type dtype, std::vector<int64_t> dims) {
+  TensorType t;
+  t.known = true;
+  t.dtype = dtype;
+  t.dims = std::move(dims);
+  return t;
+}
+
+// selected_ids [n, 1] int64, selected_scores [n, 1] like scores, parent_idx [n] int32.
+void infer_beam_search(ShapeCtx& c) {
+  const TensorType& scores = c.input("scores");
+  if (!scores.known) return;
+  if (scores.dims.size() < 2) {
+    c.error("beam_search: scores must be [rows, candidates], got " + scores.str());
+    return;
+  }
+  c.set_output("selected_ids", run_time_rows(pb::VarType::INT64, {kRunTime, 1}));
+  c.set_output("selected_scores", run_time_rows(scores.dtype, {kRunTime, 1}));
+  if (c.has_output("parent_idx")) c.set_output("parent_idx", run_time_rows(pb::VarType::INT32, {kRunTime}));
+}
+
+// SentenceIds [words] int64, SentenceScores [words] like the Scores elements.
+void infer_beam_search_decode(ShapeCtx& c) {
+  const TensorType& scores = c.input("Scores");
+  c.set_output("SentenceIds", run_time_rows(pb::VarType::INT64, {kRunTime}));
+  if (scores.known) c.set_output("SentenceScores", run_time_rows(scores.dtype, {kRunTime}));
+}
+
+}  // namespace
+
+void add_beam_search_ops(std::vector<OpDef>& t) {
+  t.push_back({.type = "beam_search", .family = "beam_search",
+               .inputs = {{"pre_ids"}, {"pre_scores"}, {"ids", true}, {"scores"}},
+               .outputs = {{"selected_ids"}, {"selected_scores"}, {"parent_idx", true}},
+               .attrs = kernel_attrs<kernels::BeamSearchAttrs>(), .attrs_struct = "BeamSearchAttrs",
+               .infer_shape = infer_beam_search});
+  t.push_back({.type = "beam_search_decode", .family = "beam_search",
+               .inputs = {{"Ids", false, false, kArray}, {"Scores", false, false, kArray}},
+               .outputs = {{"SentenceIds"}, {"SentenceScores"}},
+               .attrs = kernel_attrs<kernels::BeamSearchDecodeAttrs>(), .attrs_struct = "BeamSearchDecodeAttrs",
+               .infer_shape = infer_beam_search_decode});
+}
+
+}  // namespace fluidc::ops
