@@ -183,6 +183,55 @@ FLUIDC_ISA_CLONES(void, avg_pool_plane_f32,
                   (const PoolGeom& g, const Tables& t, const float* xp, float* yp, float* cm),
                   (g, t, xp, yp, cm))
 
+// The CRNN's max pools (2x2 stride 2, and 2x1 stride 2x1 on the late
+// layers): non-overlapping windows of two rows by KW = 2 or 1 columns, all
+// inside the plane. One pass per output row straight from the two input
+// rows, with pool_plane_body's combines in its order (each column's two
+// rows from `lowest`, then the window's columns), so the same bits; the
+// general loop's tables, scratch row and edge handling cost 2x on these
+// small planes (bench/pool_rate).
+template <int KW>
+[[gnu::always_inline]] inline void max_pool_2row_body(const float* xp, float* yp, int64_t planes, int64_t IH,
+                                                      int64_t IW, int64_t OH, int64_t OW) {
+  const float lowest = std::numeric_limits<float>::lowest();
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const float* __restrict r0 = xp + (p * IH + 2 * oh) * IW;
+      const float* __restrict r1 = r0 + IW;
+      float* __restrict y = yp + (p * OH + oh) * OW;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const float a = combine<true>(combine<true>(lowest, r0[KW * ow]), r1[KW * ow]);
+        if constexpr (KW == 2) {
+          const float b = combine<true>(combine<true>(lowest, r0[2 * ow + 1]), r1[2 * ow + 1]);
+          y[ow] = combine<true>(a, b);
+        } else {
+          y[ow] = a;
+        }
+      }
+    }
+}
+[[gnu::always_inline]] inline void max_pool_2x2_body(const float* xp, float* yp, int64_t planes, int64_t IH,
+                                                     int64_t IW, int64_t OH, int64_t OW) {
+  max_pool_2row_body<2>(xp, yp, planes, IH, IW, OH, OW);
+}
+[[gnu::always_inline]] inline void max_pool_2x1_body(const float* xp, float* yp, int64_t planes, int64_t IH,
+                                                     int64_t IW, int64_t OH, int64_t OW) {
+  max_pool_2row_body<1>(xp, yp, planes, IH, IW, OH, OW);
+}
+FLUIDC_ISA_CLONES(void, max_pool_2x2,
+                  (const float* xp, float* yp, int64_t planes, int64_t IH, int64_t IW, int64_t OH, int64_t OW),
+                  (xp, yp, planes, IH, IW, OH, OW))
+FLUIDC_ISA_CLONES(void, max_pool_2x1,
+                  (const float* xp, float* yp, int64_t planes, int64_t IH, int64_t IW, int64_t OH, int64_t OW),
+                  (xp, yp, planes, IH, IW, OH, OW))
+
+// Whether max_pool_2x2 / max_pool_2x1 compute this channel-first pool.
+bool max_pool_2row_fits(const PoolGeom& g) {
+  const bool cols = (g.k[2] == 2 && g.s[2] == 2) || (g.k[2] == 1 && g.s[2] == 1);
+  return g.max && !g.adaptive && !g.channel_last && g.in[0] == 1 && g.k[0] == 1 && g.k[1] == 2 && g.s[1] == 2 &&
+         cols && g.pad[1] == 0 && g.pad[2] == 0 && 2 * g.out[1] <= g.in[1] && g.k[2] * g.out[2] <= g.in[2];
+}
+
 template <class T>
 void pool_plane(const PoolGeom& g, const Tables& t, const T* xp, T* yp, T* cm) {
   if constexpr (std::is_same_v<T, float>) {
@@ -200,6 +249,15 @@ void pool_forward(const PoolGeom& g, const T* x, T* y) {
   const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
   const int64_t in_plane = ID * IH * IW, out_plane = OD * OH * OW;
   const T lowest = std::numeric_limits<T>::lowest();
+  if constexpr (std::is_same_v<T, float>) {
+    if (max_pool_2row_fits(g)) {
+      const auto run = g.k[2] == 2 ? max_pool_2x2 : max_pool_2x1;
+      parallel_items(g.n * g.c, in_plane, [&](int64_t b0, int64_t e0) {
+        run(x + b0 * in_plane, y + b0 * out_plane, e0 - b0, IH, IW, OH, OW);
+      });
+      return;
+    }
+  }
   if (!g.channel_last) {
     const Tables t = window_tables(g);
     parallel_items(g.n * g.c, in_plane, [&](int64_t b0, int64_t e0) {
