@@ -29,8 +29,20 @@ struct ImplicitConv {
   const float* planes;   // Cg * phases() * q.plane floats (fill_implicit_planes)
   const int32_t* offset;  // K offsets into planes (fill_tap_offsets)
   int64_t phases() const { return q.sv * q.sh; }
-  /// Output rows per task: enough flat positions (~256) to fill the tiles.
-  int64_t rows_per_task() const { return std::clamp<int64_t>((256 + q.Wq - 1) / q.Wq, 1, l->col[1]); }
+  /// Output rows per task: enough flat positions (~256) to fill the tiles,
+  /// and of the counts up to twice that, the one whose last 48-wide tile
+  /// wastes the fewest columns (a tile is computed whole).
+  int64_t rows_per_task() const {
+    const int64_t least = std::clamp<int64_t>((256 + q.Wq - 1) / q.Wq, 1, l->col[1]);
+    const auto waste = [this](int64_t r) {  // columns the last tile computes past the task's positions
+      const int64_t tail = r * q.Wq % 48;
+      return tail == 0 ? 0 : (tail > 32 ? 48 : tail > 16 ? 32 : 16) - tail;
+    };
+    int64_t best = least;
+    for (int64_t r = least + 1; r <= std::min(2 * least, l->col[1]); ++r)
+      if (waste(r) * best < waste(best) * r) best = r;  // a smaller share of the task's positions
+    return best;
+  }
 };
 
 /// Whether the implicit GEMM computes this convolution: a 2-D window with
