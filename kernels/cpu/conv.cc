@@ -162,7 +162,7 @@ void forward_fused(const ConvGeometry& g, const Lowering& l, const float* x, con
 void forward_implicit(const ConvGeometry& g, const Lowering& l, const float* x, const float* w, float* y,
                       const ConvEpilogue<float>& ep) {
   const int64_t Pin = l.img_size(), Pout = l.col_size(), O1 = l.col[1], O2 = l.col[2];
-  ImplicitConv c{&l, {}, g.C / g.groups, g.M / g.groups, (g.C / g.groups) * l.taps(), nullptr, nullptr, nullptr};
+  ImplicitConv c{&l, {}, g.C / g.groups, g.M / g.groups, (g.C / g.groups) * l.taps(), nullptr, nullptr, nullptr, {}};
   phase_planes(l, c.q);
   float* planes = conv_buffer<float>(ConvBuf::kImplicitPlanes, c.Cg * c.phases() * c.q.plane);
   int32_t* offset = conv_buffer<int32_t>(ConvBuf::kTapOffsets, c.K);
@@ -172,16 +172,25 @@ void forward_implicit(const ConvGeometry& g, const Lowering& l, const float* x, 
   constexpr int64_t kChannelsPerTask = 64;
   const int64_t rows = c.rows_per_task(), row_tasks = (O1 + rows - 1) / rows;
   const int64_t tasks = row_tasks * ((c.Mg + kChannelsPerTask - 1) / kChannelsPerTask);
+  // An exact epilogue runs inside the kernel, on each channel's rows as it
+  // copies them out; any other after it, on the task's block.
+  ExactEpilogue exact;
+  const bool in_kernel = ep.exact(exact);
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
       fill_implicit_planes(c, x + (n * g.C + gi * c.Cg) * Pin, planes);
       c.w = w + gi * c.Mg * c.K;
+      if (in_kernel) {
+        c.epilogue = exact;
+        if (exact.bias) c.epilogue.bias = exact.bias + gi * c.Mg;
+      }
       float* yg = y + (n * g.M + gi * c.Mg) * Pout;
       rt::parallel_for(tasks, [&](int64_t t) {
         const int64_t r0 = t % row_tasks * rows, r1 = std::min(r0 + rows, O1);
         const int64_t m0 = t / row_tasks * kChannelsPerTask, m1 = std::min(m0 + kChannelsPerTask, c.Mg);
         implicit_conv_rows(c, r0, r1, m0, m1, yg);
-        if (!ep.empty()) ep.rows(yg + m0 * Pout + r0 * O2, Pout, gi * c.Mg + m0, m1 - m0, (r1 - r0) * O2);
+        if (!in_kernel && !ep.empty())
+          ep.rows(yg + m0 * Pout + r0 * O2, Pout, gi * c.Mg + m0, m1 - m0, (r1 - r0) * O2);
       });
     }
 }

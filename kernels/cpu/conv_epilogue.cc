@@ -8,39 +8,14 @@
 #include "kernels/cpu/conv_epilogue.h"
 
 #include "kernels/cpu/isa_clones.h"
-#include "kernels/loop_hints.h"
 
 namespace fluidc::kernels::detail {
 namespace {
 
-template <class Fn>
-__attribute__((always_inline)) inline void exact_rows(float* y, int64_t ld, const float* bias, int64_t count,
-                                                      int64_t n, Fn fn) {
-  for (int64_t r = 0; r < count; ++r) {
-    float* p = y + r * ld;
-    if (bias) {
-      const float b = bias[r];
-      FLUIDC_ELEMENTWISE_LOOP
-      for (int64_t i = 0; i < n; ++i) p[i] = fn(static_cast<float>(p[i] + b));
-    } else {
-      FLUIDC_ELEMENTWISE_LOOP
-      for (int64_t i = 0; i < n; ++i) p[i] = fn(p[i]);
-    }
-  }
-}
-
 __attribute__((always_inline)) inline void exact_epilogue_rows_f32_body(float* y, int64_t ld, const float* bias,
                                                                         int64_t count, int64_t n, ConvAct act,
                                                                         float threshold) {
-  switch (act) {
-    case ConvAct::kRelu: return exact_rows(y, ld, bias, count, n, [](float v) { return pw::Relu::f(v); });
-    case ConvAct::kRelu6: {
-      Relu6Attrs a;
-      a.threshold = threshold;
-      return exact_rows(y, ld, bias, count, n, [a](float v) { return pw::Relu6::f(v, a); });
-    }
-    default: return exact_rows(y, ld, bias, count, n, [](float v) { return v; });
-  }
+  for (int64_t r = 0; r < count; ++r) exact_epilogue_row(y + r * ld, n, bias ? bias + r : nullptr, act, threshold);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 
 #include "kernels/conv.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/loop_hints.h"
 #include "kernels/pointwise.h"
 
 namespace fluidc::kernels::detail {
@@ -42,9 +43,50 @@ inline ConvAct conv_activation(const char* op, const std::string& name) {
   rt::fail(fmt::format("{}: fuse_activation '{}' is not an activation the convolution can apply", op, name));
 }
 
-/// ConvEpilogue::rows for fp32 and the activations that are exact in every
-/// instruction set (none, relu, relu6): vectorised (conv_epilogue.cc).
-/// bias, when set, is the rows' own (bias[r] for row r).
+/// p[0, n) = act(p + b) (b = *bias when set) for the activations that are
+/// exact in every instruction set (none, relu, relu6): inlined into the
+/// ISA clones that call it, which vectorise it. The same operations as the
+/// generic epilogue (ConvEpilogue::run), so the same bits.
+[[gnu::always_inline]] inline void exact_epilogue_row(float* p, int64_t n, const float* bias, ConvAct act,
+                                                      float threshold) {
+  const auto each = [&](auto fn) __attribute__((always_inline)) {
+    if (bias) {
+      const float b = *bias;
+      FLUIDC_ELEMENTWISE_LOOP
+      for (int64_t i = 0; i < n; ++i) p[i] = fn(static_cast<float>(p[i] + b));
+    } else {
+      FLUIDC_ELEMENTWISE_LOOP
+      for (int64_t i = 0; i < n; ++i) p[i] = fn(p[i]);
+    }
+  };
+  switch (act) {
+    case ConvAct::kRelu: return each([](float v) { return pw::Relu::f(v); });
+    case ConvAct::kRelu6: {
+      Relu6Attrs a;
+      a.threshold = threshold;
+      return each([a](float v) { return pw::Relu6::f(v, a); });
+    }
+    default: return each([](float v) { return v; });
+  }
+}
+
+/// A convolution's epilogue when it is exact (bias and none, relu or
+/// relu6), for kernels that apply it in their own ISA clones to output
+/// they have just written, while it is in cache (the implicit GEMM's copy
+/// out of its tile buffer).
+struct ExactEpilogue {
+  const float* bias = nullptr;  // one per output channel, or null
+  ConvAct act = ConvAct::kNone;
+  float threshold = 0;
+  bool empty() const { return !bias && act == ConvAct::kNone; }
+  /// p[0, n), all of output channel m.
+  [[gnu::always_inline]] void operator()(float* p, int64_t n, int64_t m) const {
+    if (!empty()) exact_epilogue_row(p, n, bias ? bias + m : nullptr, act, threshold);
+  }
+};
+
+/// ConvEpilogue::rows for fp32 and the exact activations, vectorised
+/// (conv_epilogue.cc). bias, when set, is the rows' own (bias[r] for row r).
 void exact_epilogue_rows_f32(float* y, int64_t ld, const float* bias, int64_t count, int64_t n, ConvAct act,
                              float threshold);
 
@@ -61,6 +103,16 @@ class ConvEpilogue {
 
   bool empty() const { return !bias_ && act_ == ConvAct::kNone; }
   bool has_activation() const { return act_ != ConvAct::kNone; }
+  /// This epilogue as an ExactEpilogue, when it is one (fp32; none, relu or
+  /// relu6): then a kernel may apply it itself. False otherwise.
+  bool exact(ExactEpilogue& e) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (act_ != ConvAct::kNone && act_ != ConvAct::kRelu && act_ != ConvAct::kRelu6) return false;
+      e = ExactEpilogue{bias_, act_, alpha_};
+      return true;
+    }
+    return false;
+  }
   /// The same epilogue without its activation (applied later, after a residual).
   ConvEpilogue bias_only() const {
     ConvEpilogue e = *this;

@@ -56,11 +56,13 @@ __attribute__((always_inline)) inline void implicit_conv_rows_body(const Implici
       else tile<1>(c.K, w, c.K, c.planes + f, c.offset, out + (f - fa), pitch);
     }
   }
-  for (int64_t m = m0; m < m1; ++m)
+  for (int64_t m = m0; m < m1; ++m) {
     for (int64_t r = r0; r < r1; ++r) {
       const float* src = buf + (m - m0) * pitch + (r - r0) * q.Wq;
       copy_run(src, O2, y + m * Pout + r * O2);
     }
+    c.epilogue(y + m * Pout + r0 * O2, (r1 - r0) * O2, m);  // the channel's rows, just written
+  }
 }
 
 __attribute__((always_inline)) inline void fill_channel_planes_body(const Lowering& l, const PhasePlanes& q,

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/conv_depthwise.h"
+#include "kernels/cpu/conv_epilogue.h"
 
 namespace fluidc::kernels::detail {
 
@@ -28,6 +29,7 @@ struct ImplicitConv {
   const float* w;
   const float* planes;   // Cg * phases() * q.plane floats (fill_implicit_planes)
   const int32_t* offset;  // K offsets into planes (fill_tap_offsets)
+  ExactEpilogue epilogue;  // applied to each channel's rows as they are copied out (bias: the group's)
   int64_t phases() const { return q.sv * q.sh; }
   /// Output rows per task: enough flat positions (~256) to fill the tiles,
   /// and of the counts up to twice that, the one whose last 48-wide tile
@@ -61,7 +63,7 @@ void fill_implicit_planes(const ImplicitConv& c, const float* x, float* planes);
 
 /// Output rows [r0, r1) of output channels [m0, m1) (m1 - m0 a multiple of
 /// 8) into y (the group's [Mg, O1 * O2] output), through the calling
-/// thread's tile buffer. No bias or activation: the caller applies those.
+/// thread's tile buffer, then c.epilogue on each channel's rows.
 void implicit_conv_rows(const ImplicitConv& c, int64_t r0, int64_t r1, int64_t m0, int64_t m1, float* y);
 
 }  // namespace fluidc::kernels::detail
