@@ -7,7 +7,7 @@
 // Layers: ResNet-18's 3x3 64->64 at 56x56 (im2col + GEMM), a 1x1 128->256
 // at 28x28 (plain GEMM), MobileNetV2's 3x3 depthwise 144 channels at 56x56
 // (direct loop), ResNet-18's late 14x14 and 7x7 3x3 layers (narrow GEMMs)
-// a stride-2 depthwise layer, MobileNetV2's shallow (K = 24) 1x1 and the OCR recogniser's
+// a stride-2 depthwise layer, MobileNetV2's shallow (K = 24) 1x1 and stem (3 -> 32, stride 2), the OCR recogniser's
 // (examples/ocr/rec.pdmodel) four 3x3 layers; batch 1, fp32, the threads rt::num_threads() gives.
 #include <algorithm>
 #include <chrono>
@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
                           {"resnet_3x3_512x7x7", 512, 512, 7, 7, 3, 1, 1},
                           {"depthwise_3x3_s2_96x112x112", 96, 96, 112, 112, 3, 2, 96},
                           {"pointwise_1x1_24to144x56x56", 24, 144, 56, 56, 1, 1, 1},
+                          {"mobilenet_stem_3x3_s2_3to32x224x224", 3, 32, 224, 224, 3, 2, 1},
                           {"ocr_rec_3x3_3to16x48x320", 3, 16, 48, 320, 3, 1, 1},
                           {"ocr_rec_3x3_16to32x24x160", 16, 32, 24, 160, 3, 1, 1},
                           {"ocr_rec_3x3_32to64x12x80", 32, 64, 12, 80, 3, 1, 1},

@@ -75,31 +75,33 @@ typedef int32_t i16 __attribute__((vector_size(64)));
 }
 
 // Output rows [oh0, oh1) of one image's output channels [m0, m0 + mb) from
-// its padded planes; wb holds the block's weights as [taps][kBlock] (zeros
-// past mb), y is the image's output. Each step sums kBlock channels over
+// its padded planes, tap t (c, kh, kw) at offset[t] = (c * Hp + kh) * Wp +
+// kw (one table lookup per tap ran 5% faster than the nested c/kh/kw
+// loops, bench/conv_rate's 3 -> 16 layer); wb holds the
+// block's weights as [taps][kBlock] (zeros past mb), y is the image's
+// output. Each output sums its taps in the filter's order (c, kh, kw).
+// Each step sums kBlock channels over
 // kBlockVectors column vectors: every input vector loaded feeds kBlock
 // FMAs and every weight broadcast kBlockVectors.
-[[gnu::always_inline]] inline void forward_block_body(const Dims& d, const float* p, const float* wb, int64_t m0,
-                                                      int64_t mb, int64_t oh0, int64_t oh1, float* y) {
+[[gnu::always_inline]] inline void forward_block_body(const Dims& d, const float* p, const int64_t* offset,
+                                                      const float* wb, int64_t m0, int64_t mb, int64_t oh0,
+                                                      int64_t oh1, float* y) {
   constexpr int64_t kStep = kLanes * kBlockVectors;
   for (int64_t oh = oh0; oh < oh1; ++oh)
     for (int64_t ow0 = 0; ow0 < d.OW; ow0 += kStep) {
       v16 acc[kBlock][kBlockVectors] = {};
       const float* row = p + (oh * d.Wp + ow0);
       const float* wt = wb;
-      for (int64_t c = 0; c < d.C; ++c)
-        for (int64_t kh = 0; kh < d.KH; ++kh) {
-          const float* tap_row = row + (c * d.Hp + kh) * d.Wp;
-          for (int64_t kw = 0; kw < d.KW; ++kw, wt += kBlock) {
-            v16 s[kBlockVectors];
+      for (int64_t t = 0; t < d.taps; ++t, wt += kBlock) {
+        const float* tap = row + offset[t];
+        v16 s[kBlockVectors];
 #pragma clang loop unroll(full)
-            for (int j = 0; j < kBlockVectors; ++j) s[j] = load(tap_row + kw + j * kLanes);
+        for (int j = 0; j < kBlockVectors; ++j) s[j] = load(tap + j * kLanes);
 #pragma clang loop unroll(full)
-            for (int m = 0; m < kBlock; ++m)
+        for (int m = 0; m < kBlock; ++m)
 #pragma clang loop unroll(full)
-              for (int j = 0; j < kBlockVectors; ++j) acc[m][j] += wt[m] * s[j];
-          }
-        }
+          for (int j = 0; j < kBlockVectors; ++j) acc[m][j] += wt[m] * s[j];
+      }
       // Unrolled with constant indices: a loop to mb would make acc an array
       // in memory, its FMAs stored and reloaded every tap.
 #pragma clang loop unroll(full)
@@ -112,9 +114,9 @@ typedef int32_t i16 __attribute__((vector_size(64)));
     }
 }
 FLUIDC_ISA_CLONES(void, forward_block,
-                  (const Dims& d, const float* p, const float* wb, int64_t m0, int64_t mb, int64_t oh0, int64_t oh1,
-                   float* y),
-                  (d, p, wb, m0, mb, oh0, oh1, y))
+                  (const Dims& d, const float* p, const int64_t* offset, const float* wb, int64_t m0, int64_t mb,
+                   int64_t oh0, int64_t oh1, float* y),
+                  (d, p, offset, wb, m0, mb, oh0, oh1, y))
 
 
 // Output rows [oh0, oh1) of one output channel (w: its taps) from an image's
@@ -246,6 +248,10 @@ void small_conv_forward(const shapes::ConvGeometry& g, const float* x, const flo
   std::fill(wb, wb + blocks * d.taps * kBlock, 0.0f);
   for (int64_t m = 0; m < d.M; ++m)
     for (int64_t t = 0; t < d.taps; ++t) wb[(m / kBlock * d.taps + t) * kBlock + m % kBlock] = w[m * d.taps + t];
+  int64_t offset[kMaxTaps];
+  for (int64_t c = 0; c < d.C; ++c)
+    for (int64_t kh = 0; kh < d.KH; ++kh)
+      for (int64_t kw = 0; kw < d.KW; ++kw) offset[(c * d.KH + kh) * d.KW + kw] = (c * d.Hp + kh) * d.Wp + kw;
   float* p = conv_buffer<float>(ConvBuf::kPlaneIn, padded_size(d));
   for (int64_t n = 0; n < g.N; ++n) {
     pad_image(d, x + n * d.C * d.H * d.W, p);
@@ -253,7 +259,7 @@ void small_conv_forward(const shapes::ConvGeometry& g, const float* x, const flo
     rt::parallel_for(blocks * bands, [&](int64_t i) {
       const int64_t b = i / bands, oh0 = i % bands * kRowsPerTask, oh1 = std::min(oh0 + kRowsPerTask, d.OH);
       const int64_t m0 = b * kBlock, mb = std::min<int64_t>(kBlock, d.M - m0);
-      forward_block(d, p, wb + b * d.taps * kBlock, m0, mb, oh0, oh1, yn);
+      forward_block(d, p, offset, wb + b * d.taps * kBlock, m0, mb, oh0, oh1, yn);
       if (!ep.empty()) ep.rows(yn + m0 * plane + oh0 * d.OW, plane, m0, mb, (oh1 - oh0) * d.OW);
     });
   }

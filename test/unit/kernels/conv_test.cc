@@ -511,6 +511,32 @@ TEST_CASE("conv2d with few input taps at stride 1: the direct kernels, forward a
     }
 }
 
+TEST_CASE("conv2d with few input taps at stride 2 (a MobileNet stem)", "[conv]") {
+  // 3 channels, 3x3, stride 2 and its kin, whichever kernel takes them (the implicit GEMM's phase planes
+  // for 8-channel blocks, the GEMM otherwise): against the definition, with odd and even image sizes (the
+  // last column read or not), asymmetric padding, a 2x2 window, a batch, threaded or not.
+  struct Case {
+    Shape x, w;
+    std::vector<int> pad;
+  };
+  for (int threads : {1, 3})
+    for (const Case& c : {Case{Shape{1, 3, 33, 47}, Shape{32, 3, 3, 3}, {1, 1}},
+                          Case{Shape{2, 3, 20, 40}, Shape{16, 3, 3, 3}, {0, 1, 1, 0}},
+                          Case{Shape{1, 2, 18, 37}, Shape{13, 2, 2, 2}, {0, 0}},
+                          Case{Shape{1, 1, 40, 64}, Shape{5, 1, 5, 5}, {2, 2}}}) {
+      INFO(c.x.str() << " * " << c.w.str() << ", " << threads << " threads");
+      rt::set_num_threads(threads);
+      std::mt19937 rng(22);
+      Tensor x = random(c.x, DType::kFP32, rng), w = random(c.w, DType::kFP32, rng), y;
+      const ConvAttrs a = conv_attrs({2, 2}, c.pad, {1, 1}, 1);
+      shapes::ConvGeometry g;
+      REQUIRE(shapes::conv_shape(x.shape(), w.shape(), a, 2, g) == "");
+      kernels::conv2d(x, w, nullptr, nullptr, y, a);
+      check_close(y, reference_conv(x, w, g), 1e-5);
+    }
+  rt::set_num_threads(1);
+}
+
 TEST_CASE("conv shape rules", "[conv][shapes]") {
   shapes::ConvGeometry g;
   SECTION("out = (in + pads - dilated window) / stride + 1") {
