@@ -108,6 +108,16 @@ def sanitize_model_file(path):
     path.write_bytes(desc.serialize_to_string())
 
 
+def append_op(op_type, inputs, outputs, attrs):
+    """Appends `op_type` to the current block with a fresh variable per output slot ({slot: dtype}), for ops
+    paddle.static has no layer for; returns the variables by slot."""
+    from paddle.base.layer_helper import LayerHelper
+    helper = LayerHelper(op_type)
+    outs = {slot: helper.create_variable_for_type_inference(dtype) for slot, dtype in outputs.items()}
+    helper.append_op(type=op_type, inputs=inputs, outputs=outs, attrs=attrs)
+    return outs
+
+
 def serialize(program):
     return program.desc.serialize_to_string()
 

@@ -24,7 +24,6 @@ import numpy as np
 import fixturelib as fl  # noqa: E402  (sets threads/env before paddle)
 import paddle
 import paddle.static.nn as snn
-from paddle.base.layer_helper import LayerHelper
 
 SCRIPT = __file__
 VOCAB, EMB, HIDDEN, BEAM, MAX_LEN, START, END, END_BIAS = 12, 6, 8, 3, 8, 0, 1, 1.5
@@ -39,13 +38,6 @@ def weights(name, shape, scale, seed, end_bias=0.0):
     if end_bias:
         value[END] += end_bias
     return paddle.ParamAttr(name=name, initializer=paddle.nn.initializer.Assign(value))
-
-
-def append(op_type, inputs, outputs, attrs):
-    helper = LayerHelper(op_type)
-    outs = {slot: helper.create_variable_for_type_inference(dtype) for slot, dtype in outputs.items()}
-    helper.append_op(type=op_type, inputs=inputs, outputs=outs, attrs=attrs)
-    return outs
 
 
 def embedding(ids, name, seed):
@@ -79,12 +71,12 @@ def build():
         state = snn.fc([pre_state_expanded, pre_ids_emb], HIDDEN, activation="tanh",
                        weight_attr=[weights("dec_ws", [HIDDEN, HIDDEN], 0.8, 5), weights("dec_we", [EMB, HIDDEN], 0.8, 6)],
                        bias_attr=weights("dec_b", [HIDDEN], 0.2, 7))
-        state_lod = append("lod_reset", {"X": state, "Y": pre_score}, {"Out": "float32"}, {"append": False})["Out"]
+        state_lod = fl.append_op("lod_reset", {"X": state, "Y": pre_score}, {"Out": "float32"}, {"append": False})["Out"]
         probs = snn.fc(state_lod, VOCAB, activation="softmax", weight_attr=weights("out_w", [HIDDEN, VOCAB], 1.5, 8),
                        bias_attr=weights("out_b", [VOCAB], 0.5, 9, END_BIAS))
         topk_scores, topk_ids = paddle.topk(probs, k=BEAM)
         accumulated = paddle.add(paddle.log(topk_scores), paddle.reshape(pre_score, [-1, 1]))
-        sel = append("beam_search", {"pre_ids": pre_ids, "pre_scores": pre_score, "ids": topk_ids,
+        sel = fl.append_op("beam_search", {"pre_ids": pre_ids, "pre_scores": pre_score, "ids": topk_ids,
                                      "scores": accumulated},
                      {"selected_ids": "int64", "selected_scores": "float32", "parent_idx": "int32"},
                      {"level": 0, "beam_size": BEAM, "end_id": END, "is_accumulated": True})
@@ -95,7 +87,7 @@ def build():
         go_on = paddle.logical_and(paddle.less_than(counter, array_len),
                                    paddle.logical_not(paddle.is_empty(sel["selected_ids"])))
         paddle.assign(go_on, cond)
-    out = append("beam_search_decode", {"Ids": ids_array, "Scores": scores_array},
+    out = fl.append_op("beam_search_decode", {"Ids": ids_array, "Scores": scores_array},
                  {"SentenceIds": "int64", "SentenceScores": "float32"}, {"beam_size": BEAM, "end_id": END})
     return [src, init_ids, init_scores], [out["SentenceIds"], out["SentenceScores"]]
 

@@ -13,17 +13,9 @@ tools/op_autodiff_indexing.py (test/fixtures/op_autodiff/<case>/).
 import numpy as np
 
 from paddle import scale
-from paddle.base.layer_helper import LayerHelper
 
 from op_autodiff_indexing import case  # noqa: E402  (imports fixturelib first)
-
-
-def op(t, ins, outs, attrs):
-    """Appends `t` with a fresh variable per output slot ({slot: dtype})."""
-    h = LayerHelper(t)
-    o = {s: h.create_variable_for_type_inference(d) for s, d in outs.items()}
-    h.append_op(type=t, inputs=ins, outputs=o, attrs=attrs)
-    return o
+from fixturelib import append_op as op  # noqa: E402
 
 
 def sequence_legacy_chain(param, feed):

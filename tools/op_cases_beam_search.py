@@ -16,18 +16,10 @@ import numpy as np
 
 import op_caselib as oc  # noqa: E402  (imports fixturelib: threads/env before paddle)
 import paddle
-from paddle.base.layer_helper import LayerHelper
+from fixturelib import append_op as append  # noqa: E402
 
 FAMILY = "beam_search"
 END = 0  # end_id of every case
-
-
-def append(op_type, inputs, outputs, attrs):
-    """Appends `op_type` with a fresh variable per output slot ({slot: dtype}); returns them by slot."""
-    helper = LayerHelper(op_type)
-    outs = {slot: helper.create_variable_for_type_inference(dtype) for slot, dtype in outputs.items()}
-    helper.append_op(type=op_type, inputs=inputs, outputs=outs, attrs=attrs)
-    return outs
 
 
 def column(values, dtype):
