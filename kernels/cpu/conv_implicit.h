@@ -32,17 +32,15 @@ struct ImplicitConv {
   ExactEpilogue epilogue;  // applied to each channel's rows as they are copied out (bias: the group's)
   int64_t phases() const { return q.sv * q.sh; }
   /// Output rows per task: enough flat positions (~256) to fill the tiles,
-  /// and of the counts up to twice that, the one whose last 48-wide tile
-  /// wastes the fewest columns (a tile is computed whole).
+  /// and of the counts up to twice that, the one whose last register tile
+  /// computes the fewest columns past the task's positions, as a share of
+  /// them (a tile computes whole 16-float vectors).
   int64_t rows_per_task() const {
     const int64_t least = std::clamp<int64_t>((256 + q.Wq - 1) / q.Wq, 1, l->col[1]);
-    const auto waste = [this](int64_t r) {  // columns the last tile computes past the task's positions
-      const int64_t tail = r * q.Wq % 48;
-      return tail == 0 ? 0 : (tail > 32 ? 48 : tail > 16 ? 32 : 16) - tail;
-    };
+    const auto waste = [this](int64_t r) { return (16 - r * q.Wq % 16) % 16; };
     int64_t best = least;
     for (int64_t r = least + 1; r <= std::min(2 * least, l->col[1]); ++r)
-      if (waste(r) * best < waste(best) * r) best = r;  // a smaller share of the task's positions
+      if (waste(r) * best < waste(best) * r) best = r;
     return best;
   }
 };
