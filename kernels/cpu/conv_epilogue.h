@@ -43,6 +43,11 @@ inline ConvAct conv_activation(const char* op, const std::string& name) {
   rt::fail(fmt::format("{}: fuse_activation '{}' is not an activation the convolution can apply", op, name));
 }
 
+/// The activations that give the same bits in every instruction set (an
+/// addition and compares, nothing to contract into an FMA): these may run
+/// vectorised inside the ISA clones.
+inline bool is_exact(ConvAct a) { return a == ConvAct::kNone || a == ConvAct::kRelu || a == ConvAct::kRelu6; }
+
 /// p[0, n) = act(p + b) (b = *bias when set) for the activations that are
 /// exact in every instruction set (none, relu, relu6): inlined into the
 /// ISA clones that call it, which vectorise it. The same operations as the
@@ -107,7 +112,7 @@ class ConvEpilogue {
   /// relu6): then a kernel may apply it itself. False otherwise.
   bool exact(ExactEpilogue& e) const {
     if constexpr (std::is_same_v<T, float>) {
-      if (act_ != ConvAct::kNone && act_ != ConvAct::kRelu && act_ != ConvAct::kRelu6) return false;
+      if (!is_exact(act_)) return false;
       e = ExactEpilogue{bias_, act_, alpha_};
       return true;
     }
@@ -128,7 +133,7 @@ class ConvEpilogue {
   /// Rows of a matrix block: row r (channel m0 + r) has n values at y + r * ld.
   void rows(T* y, int64_t ld, int64_t m0, int64_t count, int64_t n) const {
     if constexpr (std::is_same_v<T, float>) {
-      if (act_ == ConvAct::kNone || act_ == ConvAct::kRelu || act_ == ConvAct::kRelu6)
+      if (is_exact(act_))
         return exact_epilogue_rows_f32(y, ld, bias_ ? bias_ + m0 : nullptr, count, n, act_, alpha_);
     }
     switch (act_) {

@@ -75,14 +75,13 @@ typedef int32_t i16 __attribute__((vector_size(64)));
 }
 
 // Output rows [oh0, oh1) of one image's output channels [m0, m0 + mb) from
-// its padded planes, tap t (c, kh, kw) at offset[t] = (c * Hp + kh) * Wp +
-// kw (one table lookup per tap ran 5% faster than the nested c/kh/kw
-// loops, bench/conv_rate's 3 -> 16 layer); wb holds the
-// block's weights as [taps][kBlock] (zeros past mb), y is the image's
-// output. Each output sums its taps in the filter's order (c, kh, kw).
-// Each step sums kBlock channels over
-// kBlockVectors column vectors: every input vector loaded feeds kBlock
-// FMAs and every weight broadcast kBlockVectors.
+// its padded planes; wb holds the block's weights as [taps][kBlock] (zeros
+// past mb), y is the image's output. Tap t (c, kh, kw) is read at
+// offset[t] = (c * Hp + kh) * Wp + kw (one table lookup per tap ran 5%
+// faster than nested c/kh/kw loops, bench/conv_rate's 3 -> 16 layer), so
+// each output sums its taps in the filter's order. Each step sums kBlock
+// channels over kBlockVectors column vectors: every input vector loaded
+// feeds kBlock FMAs and every weight broadcast kBlockVectors.
 [[gnu::always_inline]] inline void forward_block_body(const Dims& d, const float* p, const int64_t* offset,
                                                       const float* wb, int64_t m0, int64_t mb, int64_t oh0,
                                                       int64_t oh1, float* y) {
@@ -117,7 +116,6 @@ FLUIDC_ISA_CLONES(void, forward_block,
                   (const Dims& d, const float* p, const int64_t* offset, const float* wb, int64_t m0, int64_t mb,
                    int64_t oh0, int64_t oh1, float* y),
                   (d, p, offset, wb, m0, mb, oh0, oh1, y))
-
 
 // Output rows [oh0, oh1) of one output channel (w: its taps) from an image's
 // padded planes, kSingleVectors column vectors at a time. For a conv with
