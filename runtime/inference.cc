@@ -10,6 +10,7 @@
 #include "runtime/error.h"
 #include "runtime/lod.h"
 #include "runtime/npy.h"
+#include "runtime/op_profile.h"
 #include "runtime/top_k.h"
 #include "runtime/var_file_name.h"
 
@@ -20,7 +21,7 @@ void print_help(const ModelInfo& m, const char* argv0) {
   std::printf(
       "usage: %s [--params FILE|DIR] --feed NAME=FILE.npy ... [--lod NAME=L0.npy[,L1.npy]] [--fetch-dir DIR]\n"
       "          [--repeat N] [--threads N]\n"
-      "          [--top K [--labels FILE]] [--check-nan]\n\n"
+      "          [--top K [--labels FILE]] [--check-nan] [--profile]\n\n"
       "Inference binary compiled by fluidc %s from %s.\n\n"
       "  --params FILE|DIR   parameters: a combined file (.pdiparams) or a directory with one\n"
       "                      file per variable%s\n"
@@ -34,10 +35,11 @@ void print_help(const ModelInfo& m, const char* argv0) {
       "  --top K             print each result row's K largest entries (a classifier's best\n"
       "                      classes) as index (value)\n"
       "  --labels FILE       with --top: names for the indices, one per line\n"
-      "%s%s"
+      "%s%s%s"
       "  --version           compiler version and program checksum\n\n",
       argv0, m.fluidc_version, m.program,
-      m.embedded_params ? "; default: the params embedded at build time" : "", kLodHelp, kThreadsHelp, kCheckNanHelp);
+      m.embedded_params ? "; default: the params embedded at build time" : "", kLodHelp, kThreadsHelp, kCheckNanHelp,
+      kProfileHelp);
   std::printf("inputs:\n");
   for (int i = 0; i < m.num_feeds; ++i) std::printf("  %s  %s\n", m.feeds[i].name, declared_str(m.feeds[i]).c_str());
   std::printf("outputs:\n");
@@ -54,7 +56,7 @@ int run_inference(Model& model, int argc, char** argv) {
     return 0;
   }
   Flags flags(argc, argv, {"params", "feed", "lod", "fetch-dir", "repeat", "threads", "top", "labels"}, {"feed", "lod"},
-              {"check-nan"});
+              {"check-nan", "profile"});
   const long long top = flags.get_int("top", 0);
   if (flags.has("top") && (top < 1 || top > 1000000)) fail("--top must be between 1 and 1000000");
   if (flags.has("labels") && top == 0) fail("--labels names the classes --top prints: give --top K too");
@@ -73,11 +75,12 @@ int run_inference(Model& model, int argc, char** argv) {
   initialize_state(model, flags);
   long long repeat = flags.get_int("repeat", 1);
   if (repeat < 1) fail("--repeat must be at least 1");
+  g_profile_ops = flags.has("profile");  // after the parameters' load: only runs are timed
   std::vector<double> ms;
   for (long long r = 0; r < repeat; ++r) {
     auto t0 = std::chrono::steady_clock::now();
     model.run();
-    g_current_op = nullptr;
+    end_ops();
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   if (repeat > 1) {
@@ -85,6 +88,7 @@ int run_inference(Model& model, int argc, char** argv) {
     std::printf("latency over %lld runs: median %.4f ms, min %.4f ms, max %.4f ms\n", repeat, ms[ms.size() / 2],
                 ms.front(), ms.back());
   }
+  if (g_profile_ops) print_op_profile(stdout, repeat, "run");
   std::string dir = flags.get("fetch-dir");
   if (!dir.empty()) mkdir(dir.c_str(), 0755);  // an existing directory is fine; write errors say the rest
   for (int i = 0; i < m.num_fetches; ++i) {

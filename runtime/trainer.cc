@@ -19,6 +19,7 @@
 #include "runtime/finite_check.h"
 #include "runtime/lod.h"
 #include "runtime/npy.h"
+#include "runtime/op_profile.h"
 #include "runtime/parallel.h"
 #include "runtime/tensor_record.h"
 #include "runtime/train_progress.h"
@@ -39,7 +40,8 @@ void print_help(const ModelInfo& m, const char* argv0) {
   std::printf(
       "usage: %s --data NAME=FILE.npy ... [--lod NAME=L0.npy[,L1.npy]] [--batch-size N] [--epochs N | --steps N]\n"
       "          [--params FILE|DIR | --resume FILE] [--save FILE [--save-every N]] [--save-dir DIR] [--seed N]\n"
-      "          [--no-shuffle] [--log-every N] [--losses-out FILE.npy] [--threads N] [--check-nan]\n\n"
+      "          [--no-shuffle] [--log-every N] [--losses-out FILE.npy] [--threads N] [--check-nan]\n"
+      "          [--profile]\n\n"
       "Trainer compiled by fluidc %s from %s.\n\n"
       "  --data NAME=FILE    training data for each input, one sample per row (axis 0)\n"
       "%s"
@@ -64,9 +66,9 @@ void print_help(const ModelInfo& m, const char* argv0) {
       "  --losses-out FILE   write every step's loss as a float32 .npy\n"
       "  --shard I/N         take batches I, I+N, I+2N... of each epoch (trainer I of N; distributed\n"
       "                      binaries set it from PADDLE_TRAINER_ID and PADDLE_TRAINERS_NUM)\n"
-      "%s%s"
+      "%s%s%s"
       "  --version           compiler version and program checksum\n\n",
-      argv0, m.fluidc_version, m.program, kLodHelp, kThreadsHelp, kCheckNanHelp);
+      argv0, m.fluidc_version, m.program, kLodHelp, kThreadsHelp, kCheckNanHelp, kProfileHelp);
   std::printf("inputs:\n");
   for (int i = 0; i < m.num_feeds; ++i) std::printf("  %s  %s\n", m.feeds[i].name, declared_str(m.feeds[i]).c_str());
   std::printf("loss: %s\ntrained parameters: %d, persistables: %d\n", m.loss ? m.loss->name : "?", m.num_parameters,
@@ -207,7 +209,7 @@ int run_trainer(Model& model, int argc, char** argv) {
   Flags flags(argc, argv,
               {"data", "batch-size", "epochs", "steps", "params", "resume", "save", "save-dir", "save-every", "seed",
                "log-every", "losses-out", "threads", "lod", "shard"},
-              {"data", "lod"}, {"no-shuffle", "check-nan"});
+              {"data", "lod"}, {"no-shuffle", "check-nan", "profile"});
   apply_threads_flag(flags);
   // Before the startup program, whose ops are checked too; an error stops
   // the run before save_state, so no checkpoint is written or replaced.
@@ -251,6 +253,7 @@ int run_trainer(Model& model, int argc, char** argv) {
   double loss = 0;
   auto interval_start = std::chrono::steady_clock::now();
   const auto run_start = interval_start;
+  g_profile_ops = flags.has("profile");  // after the startup program and any --params: only steps are timed
   int64_t interval_steps = 0;
   for (int64_t step = plan.first_step; step < plan.steps; ++step) {
     const int64_t in_epoch = step % plan.per_epoch;
@@ -262,7 +265,7 @@ int run_trainer(Model& model, int argc, char** argv) {
         gather_rows(data[i], order, begin, count, model.tensor(m.feeds[i]));
     }
     model.run();
-    g_current_op = nullptr;
+    end_ops();
     loss = scalar_value(model.tensor(*m.loss), m.loss->name);
     if (!std::isfinite(loss))
       fail("step " + std::to_string(step + 1) + ": the loss '" + m.loss->name + "' is " + std::to_string(loss) +
@@ -288,6 +291,7 @@ int run_trainer(Model& model, int argc, char** argv) {
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   std::printf("done: %lld steps in %.3f s (%s steps/s), final loss %.6f\n", static_cast<long long>(done), total,
               rate_text(total > 0 ? done / total : 0.0).c_str(), loss);
+  if (g_profile_ops) print_op_profile(stdout, done, "step");
   if (keep_losses) {
     Tensor t;
     t.resize(Shape{static_cast<int64_t>(losses.size())}, DType::kFP32);

@@ -562,7 +562,7 @@ class Emitter {
     std::string attrs;
     if (!def->attrs_struct.empty()) attrs = emit_attrs_const(*def, op, attrs_ident(prefix, b, i));
     op_attrs_[{prefix, b, i}] = attrs;
-    body << fmt::format("  g_current_op = &{};\n", site);
+    body << fmt::format("  fluidc::rt::enter_op({});\n", site);
     EmitCtx ctx(
         p, b, op, *def, [&](int blk, const std::string& name) { return resolve(p, prefix, blk, name); },
         [&](int sub) { return fmt::format("{}_block{}", prefix, sub); }, attrs, body, members_, families_,

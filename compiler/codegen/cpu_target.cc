@@ -61,7 +61,7 @@ class CpuTarget final : public Target {
 
   void emit_prologue(std::ostream& out, const std::set<std::string>& families) const override {
     out << "#include <algorithm>\n#include <array>\n#include <limits>\n#include <vector>\n\n"
-           "#include \"runtime/arena.h\"\n#include \"runtime/finite_check.h\"\n#include \"runtime/model.h\"\n#include \"runtime/step_stack.h\"\n#include \"runtime/tensor_array.h\"\n";
+           "#include \"runtime/arena.h\"\n#include \"runtime/finite_check.h\"\n#include \"runtime/model.h\"\n#include \"runtime/op_profile.h\"\n#include \"runtime/step_stack.h\"\n#include \"runtime/tensor_array.h\"\n";
     for (const auto& f : families) out << fmt::format("#include \"kernels/{}.h\"\n", f);
     // The communication ops (family "dist") call the distributed runtime, which sits above kernels/.
     if (families.count("dist")) out << "#include \"runtime/dist/ops.h\"\n";

@@ -105,7 +105,7 @@ class CudaTarget final : public Target {
 
   void emit_prologue(std::ostream& out, const std::set<std::string>& families) const override {
     out << "#include <algorithm>\n#include <array>\n#include <limits>\n#include <vector>\n\n"
-           "#include \"runtime/arena.h\"\n#include \"runtime/finite_check.h\"\n#include \"runtime/model.h\"\n"
+           "#include \"runtime/arena.h\"\n#include \"runtime/finite_check.h\"\n#include \"runtime/model.h\"\n#include \"runtime/op_profile.h\"\n"
            "#include \"runtime/step_stack.h\"\n#include \"runtime/tensor_array.h\"\n"
            "#include \"runtime/cuda/cuda_model.h\"\n#include \"runtime/cuda/host_ops.h\"\n"
            "#include \"kernels/cuda/ops.h\"\n#include \"kernels/cuda/condition.h\"\n";

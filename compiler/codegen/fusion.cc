@@ -171,7 +171,7 @@ void emit_fused_chain(const Program& prog, int block, const FusedChain& chain, c
   const std::string& out = env.var(op_outputs(ops.Get(chain.ops.back()), "Out").at(0));
   body << fmt::format("  // block {}, ops {}-{} fused: {}\n", block, chain.ops.front(), chain.ops.back(),
                       fmt::join(types, " -> "));
-  body << fmt::format("  g_current_op = &{};\n", env.site(chain.ops.front()));
+  body << fmt::format("  fluidc::rt::enter_op({});\n", env.site(chain.ops.front()));
   // --check-nan checks every op's output: the chain runs op by op then.
   body << fmt::format("  if (const k::FusedPlan f = k::plan_fused({}, fluidc::rt::DType::{}, {{{}}}, {}); f.ok && !check_nan_) {{\n", x,
                       fp32 ? "kFP32" : "kFP64", fmt::join(operands, ", "), out);

@@ -14,6 +14,7 @@
 #include "runtime/cuda/device_feeds.h"
 #include "runtime/error.h"
 #include "runtime/finite_check.h"
+#include "runtime/op_profile.h"
 
 namespace fluidc::cu {
 
@@ -366,6 +367,10 @@ int run_cuda_model_main(int argc, char** argv, const rt::ModelInfo& info) {
       options().device_feeds = false;
     } else if (a == "--cuda-stats") {
       options().stats = true;
+    } else if (a == "--profile") {  // per-op times: each op waited for, so no graph (runtime/op_profile.h)
+      options().graphs = false;
+      rt::g_profile_sync = [] { cudaDeviceSynchronize(); };
+      rest.push_back(argv[i]);
     } else if (a == "--device" || a.rfind("--device=", 0) == 0) {
       std::string v = a == "--device" ? (i + 1 < argc ? argv[++i] : "") : a.substr(9);
       char* end = nullptr;
