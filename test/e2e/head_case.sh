@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# test/e2e/head_case.sh - a deployed detection/segmentation program (tools/detect_headlib.py) against Paddle 2.6.2:
-# builds FIXTURE/model.pdmodel with its weights embedded, feeds inputs/*.npy and compares each fetch with
+# test/e2e/head_case.sh - a deployed detection/segmentation program (tools/detect_headlib.py) against Paddle 2.6.2,
+# or as Paddle 3 saves it (tools/fixtures_pir_detect.py, against Paddle 3.3.1):
+# builds FIXTURE/model.pdmodel (or FIXTURE/inference.json) with its weights embedded, feeds inputs/*.npy and compares each fetch with
 # expected/NAME.npy as FIXTURE/compare says, one line per fetch: NAME RTOL ATOL [ties COL | ties-from OTHER COL]
 # (ties: npy_compare --ties, rows compared as sets within runs of equal scores; OTHER names another fetch whose
 # expected column COL gives the runs). Every LoD an output carries must equal Paddle's. More input sets (another
@@ -12,8 +13,10 @@ source "$(dirname "$0")/compare_lod.sh"
 fluidc=$1 compare=$2 fixture=$3 work=$4
 source "$(dirname "$0")/work_dir.sh"
 fresh_work_dir "$work"
-"$fluidc" build "$fixture/model.pdmodel" --params "$fixture/model.pdiparams" -o "$work/model"
-"$fluidc" build "$fixture/model.pdmodel" --params "$fixture/model.pdiparams" --no-memory-plan -o "$work/unplanned"
+stem=model program=model.pdmodel
+[ -f "$fixture/inference.json" ] && stem=inference program=inference.json
+"$fluidc" build "$fixture/$program" --params "$fixture/$stem.pdiparams" -o "$work/model"
+"$fluidc" build "$fixture/$program" --params "$fixture/$stem.pdiparams" --no-memory-plan -o "$work/unplanned"
 
 # check_case DIR OUT: runs both binaries on DIR/inputs and compares with DIR/expected.
 check_case() {
