@@ -91,7 +91,10 @@ inline std::string pool_geom(const Shape& x, const kernels::PoolAttrs& a, int ns
     int64_t o = kUnknown;
     if (a.adaptive) {
       o = g.k[d];  // ksize is the output size (with global_pooling, X's extent, as in Paddle)
-      if (o == 0 || o < kUnknown) return fmt::format("adaptive output size {} must be positive", o);
+      // A -1 in ksize itself is an output size saved as None (F.adaptive_avg_pool2d(x, (1, None)) on
+      // a free width): Paddle 2.6.2 and 3.3.1 fail on it at run time too; here it is refused when built.
+      if (o == 0 || o < kUnknown || (!a.global_pooling && o < 0))
+        return fmt::format("adaptive output size {} must be positive (ksize [{}])", o, fmt::join(a.ksize, ", "));
     } else if (a.global_pooling) {
       o = 1;
     } else if (!unknown) {
