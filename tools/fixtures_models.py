@@ -17,6 +17,9 @@ test/tools/synth_params.cc.
   (split, transpose2 channel shuffle), squeezenet1_1, googlenet (its main output; the aux heads are
   pruned by the export), densenet121 (concat-heavy), inception_v3 (x [1, 3, 299, 299]),
   resnext50_32x4d (grouped convolutions)
+  svtr_rec      an SVTR-LCNet-style recogniser (PP-OCRv3's architecture, tools/svtr_rec.py): depthwise blocks,
+                hard_swish, squeeze-excite, transformer blocks over the H*W tokens, a CTC head; x [1, 3, 48, 160]
+                with the width saved free (-1)
 
   python3 tools/fixtures_models.py [NAME ...]      (default: every model)
 """
@@ -30,6 +33,7 @@ import paddle
 import paddle.nn as nn
 
 from fixtures_real_models import write_reference
+from svtr_rec import SVTRRec
 
 OUT = fl.FIXTURES / "models"
 
@@ -52,6 +56,12 @@ def lstmcell_rnn(x):
     tensor array that tensor_array_to_tensor stacks; the last step's output."""
     outputs, _ = nn.RNN(nn.LSTMCell(16, 24))(x)
     return outputs[:, -1, :]
+
+
+def svtr_rec(x):
+    model = SVTRRec()
+    model.eval()
+    return model(x)
 
 
 def vision(name, first_output=False):
@@ -78,12 +88,15 @@ MODELS = {
     "densenet121": (vision("densenet121"), IMAGE),
     "inception_v3": (vision("inception_v3"), [1, 3, 299, 299]),
     "resnext50_32x4d": (vision("resnext50_32x4d"), IMAGE),
+    "svtr_rec": (svtr_rec, [1, 3, 48, 160]),
 }
+# Dims saved free beyond the batch (a text line's width), as PaddleOCR exports its recognisers.
+FREE_DIMS = {"svtr_rec": [-1, 3, 48, -1]}
 
 
 def export(name, build, dims):
     with fl.new_programs() as (main, startup):
-        x = paddle.static.data("x", [-1] + dims[1:], "float32")
+        x = paddle.static.data("x", FREE_DIMS.get(name, [-1] + dims[1:]), "float32")
         y = build(x)
         exe = paddle.static.Executor(paddle.CPUPlace())
         exe.run(startup)

@@ -8,10 +8,11 @@ values in the test from the program's parameter names), so only the program is c
   test/fixtures/pir_models/<model>/reference/{input, fetch, output.npy, meta.json}
 
   python3 -m venv /tmp/pd3 && /tmp/pd3/bin/pip install paddlepaddle==3.3.1 'numpy<2'
-  cd tools && /tmp/pd3/bin/python fixtures_pir_models.py
+  cd tools && /tmp/pd3/bin/python fixtures_pir_models.py [MODEL ...]
 """
 
 import hashlib
+import sys
 import tempfile
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import paddle
 
 import synth_weights as sw
 from make_example_ocr import CRNN, DBNet, REC_H  # examples/ocr's detector and recogniser
+from svtr_rec import SVTRRec  # PP-OCRv3's recogniser architecture, small
 
 paddle.disable_static()  # fixturelib turns static mode on for the ProgramDesc fixtures
 OUT = fl.FIXTURES / "pir_models"
@@ -79,10 +81,11 @@ MODELS = {
     "control_flow": (ControlFlow, [3, 8]),
     "ocr_det": (DBNet, [1, 3, 96, 192]),
     "ocr_rec": (CRNN, [1, 3, REC_H, 208]),
+    "svtr_rec": (SVTRRec, [1, 3, 48, 160]),
 }
 # Dims left free in the saved program, as PaddleOCR exports them (height and width for the detector, the
 # line's width for the recogniser); the others take the batch only.
-FREE_DIMS = {"ocr_det": [None, 3, None, None], "ocr_rec": [None, 3, REC_H, None]}
+FREE_DIMS = {"ocr_det": [None, 3, None, None], "ocr_rec": [None, 3, REC_H, None], "svtr_rec": [None, 3, 48, None]}
 
 
 def synthesize(layer):
@@ -119,7 +122,8 @@ def write(name, make, dims):
 
 
 def main():
-    for name, (make, dims) in MODELS.items():
+    for name in sys.argv[1:] or list(MODELS):
+        make, dims = MODELS[name]
         write(name, make, dims)
 
 
