@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The deployed detection and segmentation programs of tools/fixtures_{yolov3,ssd,bisenet}.py as Paddle 3 saves
+"""The deployed detection and segmentation programs of tools/fixtures_{yolov3,ssd,bisenet,ppyoloe}.py as Paddle 3 saves
 them (PIR JSON, inference.json), with Paddle 3.3.1's outputs: test/fixtures/detect_pir/<family>/ (test:
 e2e_detect_pir_<family>, through test/e2e/head_case.sh).
 
@@ -9,7 +9,7 @@ on Paddle 3 calls paddle._C_ops.multiclass_nms3 (its ppdet.modeling.ops), whose 
 the v1 op gave SSD. Paddle 3 has no LoD outputs, so expected/ holds none.
 
   python3 -m venv /tmp/pd3 && /tmp/pd3/bin/pip install paddlepaddle==3.3.1 'numpy<2'
-  cd tools && /tmp/pd3/bin/python fixtures_pir_detect.py [yolov3 ssd bisenet]
+  cd tools && /tmp/pd3/bin/python fixtures_pir_detect.py [yolov3 ssd bisenet ppyoloe]
 """
 
 import hashlib
@@ -26,6 +26,7 @@ import fixtures_bisenet as bis
 import fixtures_ssd as ssd
 import fixtures_yolov3 as y3
 import paddle
+import ppyoloe_head as pe
 from paddle.static import InputSpec
 
 OUT = fl.FIXTURES / "detect_pir"
@@ -135,7 +136,23 @@ def bisenet():
           "bilinear_interp_v2 with sizes from shape, argmax: free height and width")
 
 
-FAMILIES = {"yolov3": yolov3, "ssd": ssd_head, "bisenet": bisenet}
+def ppyoloe():
+    d = export("ppyoloe", pe.PPYOLOE(nms3(pe.NMS)), [InputSpec([None, 3, None, None], "float32", "image"),
+                                                   InputSpec([None, 2], "float32", "scale_factor")], pe.override)
+    # The Paddle 2.6.2 fixture's inputs, which tools/fixtures_ppyoloe.py chose clear of NMS ties.
+    src = fl.FIXTURES / "detect" / "ppyoloe"
+    def inputs(case):
+        return {k: np.load(case / "inputs" / f"{k}.npy") for k in ("image", "scale_factor")}
+    feeds, other = inputs(src), inputs(src / "cases" / "other_size")
+    outputs, other_outputs = run_saved(str(d / "inference"), feeds), run_saved(str(d / "inference"), other)
+    write(d, feeds, outputs, {"fetch_name_0": "1e-4 1e-5 ties 1", "fetch_name_1": "0 0 ties-from fetch_name_0 1",
+                              "*": "0 0"},
+          {"boxes_per_image": outputs[2].tolist(), "other_size_boxes_per_image": other_outputs[2].tolist()},
+          "ESE, DFL softmax + projection conv, run-time anchors, multiclass_nms3 through _C_ops; the inputs of "
+          "test/fixtures/detect/ppyoloe", cases={"other_size": (other, other_outputs)})
+
+
+FAMILIES = {"yolov3": yolov3, "ssd": ssd_head, "bisenet": bisenet, "ppyoloe": ppyoloe}
 
 
 def main():
