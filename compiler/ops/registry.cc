@@ -72,7 +72,7 @@ std::vector<OpDef> build_table() {
   add_sequence_legacy_ops(table);
   add_vision_legacy2_ops(table);
   add_beam_search_ops(table);
-  add_gru_unit_ops(table);
+  add_rnn_unit_ops(table);
   // An elementwise op keeps X's rows, so it keeps their sequences too; a
   // gradient op gives each input's gradient that input's LoD (Paddle's
   // ShareLoD(X, X@GRAD)).

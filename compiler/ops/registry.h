@@ -57,6 +57,6 @@ void add_repeat_put_ops(std::vector<OpDef>& table);
 void add_sequence_legacy_ops(std::vector<OpDef>& table);
 void add_vision_legacy2_ops(std::vector<OpDef>& table);
 void add_beam_search_ops(std::vector<OpDef>& table);
-void add_gru_unit_ops(std::vector<OpDef>& table);
+void add_rnn_unit_ops(std::vector<OpDef>& table);
 
 }  // namespace fluidc::ops
