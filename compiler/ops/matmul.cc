@@ -1,7 +1,8 @@
-// compiler/ops/matmul.cc - mul, matmul (v1), matmul_v2, bmm and dot with their grads: the GEMM ops.
+// compiler/ops/matmul.cc - mul, matmul (v1), matmul_v2, bmm and dot with their grads, and fc: the GEMM ops.
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
+#include "kernels/fc.h"
 #include "kernels/shapes/matmul.h"
 
 namespace fluidc::ops {
@@ -20,6 +21,21 @@ void infer_product(ShapeCtx& c) {
     c.error(e);
     return;
   }
+  TensorType out = x;
+  out.dims = shape_rules::from_shape(s.out);
+  c.set_output("Out", out);
+}
+
+// fc: mul's rule with X = Input flattened at in_num_col_dims and Y = W.
+void infer_fc(ShapeCtx& c) {
+  const TensorType& x = c.input("Input");
+  const TensorType& w = c.input("W");
+  rt::Shape xs, ws;
+  if (!x.known || !w.known || !shape_rules::to_shape(c, x, xs) || !shape_rules::to_shape(c, w, ws)) return;
+  kernels::MulAttrs m;
+  m.x_num_col_dims = parse_attrs<kernels::FcAttrs>(c.op()).in_num_col_dims;
+  shapes::MatmulShape s;
+  if (std::string e = shapes::mul_shape(xs, ws, m, s); !e.empty()) return c.error("fc: " + e);
   TensorType out = x;
   out.dims = shape_rules::from_shape(s.out);
   c.set_output("Out", out);
@@ -60,6 +76,10 @@ void add_matmul_ops(std::vector<OpDef>& t) {
                .infer_shape = infer_product<kernels::DotAttrs, shapes::dot_shape>});
   t.push_back({.type = "dot_grad", .family = "matmul", .inputs = {{"X"}, {"Y"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+  // Paddle Inference's fc_fuse_pass writes it (mul + elementwise_add [+ relu]) into the programs it saves
+  // optimised; no gradient (Paddle has none).
+  t.push_back({.type = "fc", .family = "fc", .inputs = {{"Input"}, {"W"}, {"Bias", true}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<kernels::FcAttrs>(), .attrs_struct = "FcAttrs", .infer_shape = infer_fc});
 }
 
 }  // namespace fluidc::ops
