@@ -1,8 +1,10 @@
-// kernels/cpu/gru_unit.cc - gru_unit (one GRU step per batch row, gru's weight layout) and its gradient.
+// kernels/cpu/gru_unit.cc - gru_unit (one GRU step per batch row, gru's weight layout) and its gradient, on gru_step.h.
 #include "kernels/gru_unit.h"
 
+#include <algorithm>
 #include <vector>
 
+#include "kernels/cpu/gru_step.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/rnn_act.h"
 
@@ -64,25 +66,10 @@ void gru_unit(const Tensor& input, const Tensor& hidden_prev, const Tensor& weig
     const T* wg = weight.data<T>();  // [D, 2D]: update, reset
     const T* wc = wg + 2 * d * d;    // [D, D]: candidate
     const T* bv = bias ? bias->data<T>() : nullptr;
-    for (int64_t r = 0; r < b; ++r) {
-      const T* x = input.data<T>() + r * 3 * d;
-      const T* hp = hidden_prev.data<T>() + r * d;
-      T* z = gate.data<T>() + r * 3 * d;
-      T* rh = reset_hidden_prev.data<T>() + r * d;
-      T* h = hidden.data<T>() + r * d;
-      for (int64_t j = 0; j < 3 * d; ++j) z[j] = x[j] + (bv ? bv[j] : T(0));
-      for (int64_t i = 0; i < d; ++i)
-        for (int64_t j = 0; j < 2 * d; ++j) z[j] += hp[i] * wg[i * 2 * d + j];
-      rnn_act::apply_n(gate_act, z, 2 * d);
-      for (int64_t j = 0; j < d; ++j) rh[j] = z[d + j] * hp[j];
-      for (int64_t i = 0; i < d; ++i)
-        for (int64_t j = 0; j < d; ++j) z[2 * d + j] += rh[i] * wc[i * d + j];
-      rnn_act::apply_n(cand_act, z + 2 * d, d);
-      for (int64_t j = 0; j < d; ++j) {
-        const T u = z[j], c = z[2 * d + j];
-        h[j] = a.origin_mode ? u * hp[j] + (T(1) - u) * c : (T(1) - u) * hp[j] + u * c;
-      }
-    }
+    for (int64_t r = 0; r < b; ++r)
+      gru_step(input.data<T>() + r * 3 * d, bv, hidden_prev.data<T>() + r * d, wg, wc, d, gate_act, cand_act,
+               a.origin_mode, gate.data<T>() + r * 3 * d, reset_hidden_prev.data<T>() + r * d,
+               hidden.data<T>() + r * d);
   });
 }
 
@@ -98,73 +85,39 @@ void gru_unit_grad(const Tensor& input, const Tensor& hidden_prev, const Tensor&
   if (gate.numel() != b * 3 * d || reset_hidden_prev.numel() != b * d || hidden_grad.numel() != b * d)
     rt::fail(fmt::format("{}: Gate {}, ResetHiddenPrev {} and Hidden@GRAD {} do not match a batch of {} and D {}", op,
                          gate.shape().str(), reset_hidden_prev.shape().str(), hidden_grad.shape().str(), b, d));
+  for (Tensor* out : {input_grad, hidden_prev_grad, weight_grad, bias_grad})
+    if (out && aliases(out, {&input, &hidden_prev, &weight, bias, &gate, &reset_hidden_prev, &hidden_grad}))
+      rt::fail("gru_unit_grad: a gradient may not alias an input");
   const Act gate_act = act_of("gate_activation", a.gate_activation), cand_act = act_of("activation", a.activation);
   visit_float(op, "Input", input.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* wg = weight.data<T>();
     const T* wc = wg + 2 * d * d;
-    // Pre-activation gradients of every row's gates [B, 3D]: Input@GRAD itself, and what the weights,
-    // the bias and h_prev take theirs from.
-    std::vector<T> dz(static_cast<size_t>(b * 3 * d));
-    std::vector<T> dhp(static_cast<size_t>(b * d));
-    for (int64_t r = 0; r < b; ++r) {
-      const T* hp = hidden_prev.data<T>() + r * d;
-      const T* z = gate.data<T>() + r * 3 * d;
-      const T* dh = hidden_grad.data<T>() + r * d;
-      T* g = dz.data() + r * 3 * d;
-      T* dp = dhp.data() + r * d;
-      for (int64_t j = 0; j < d; ++j) {
-        const T u = z[j], c = z[2 * d + j];
-        const T du = a.origin_mode ? dh[j] * (hp[j] - c) : dh[j] * (c - hp[j]);
-        const T dc = a.origin_mode ? dh[j] * (T(1) - u) : dh[j] * u;
-        dp[j] = a.origin_mode ? dh[j] * u : dh[j] * (T(1) - u);
-        g[j] = du * rnn_act::slope(gate_act, u);
-        g[2 * d + j] = dc * rnn_act::slope(cand_act, c);
-      }
-      // Through the candidate's product: d(r * h_prev) = dc_pre @ Wc'.
-      for (int64_t i = 0; i < d; ++i) {
-        T drh = 0;
-        for (int64_t j = 0; j < d; ++j) drh += g[2 * d + j] * wc[i * d + j];
-        const T rr = z[d + i];
-        g[d + i] = drh * hp[i] * rnn_act::slope(gate_act, rr);
-        dp[i] += drh * rr;
-      }
-      // Through the gates' product: h_prev += [du, dr]_pre @ Wg'.
-      for (int64_t i = 0; i < d; ++i) {
-        T s = 0;
-        for (int64_t j = 0; j < 2 * d; ++j) s += g[j] * wg[i * 2 * d + j];
-        dp[i] += s;
-      }
-    }
-    if (input_grad) {
-      input_grad->resize(input.shape(), input.dtype());
-      std::copy(dz.begin(), dz.end(), input_grad->data<T>());
-    }
-    if (hidden_prev_grad) {
-      hidden_prev_grad->resize(hidden_prev.shape(), hidden_prev.dtype());
-      std::copy(dhp.begin(), dhp.end(), hidden_prev_grad->data<T>());
-    }
+    // Each row's gates' pre-activation gradients (Input@GRAD's row) and h_prev's; the weights' and the
+    // bias's gradients sum over the rows.
+    T* dwg = nullptr;
     if (weight_grad) {
       weight_grad->resize(weight.shape(), weight.dtype());
-      T* dwg = weight_grad->data<T>();
-      T* dwc = dwg + 2 * d * d;
+      dwg = weight_grad->data<T>();
       std::fill(dwg, dwg + 3 * d * d, T(0));
-      for (int64_t r = 0; r < b; ++r) {
-        const T* hp = hidden_prev.data<T>() + r * d;
-        const T* rh = reset_hidden_prev.data<T>() + r * d;
-        const T* g = dz.data() + r * 3 * d;
-        for (int64_t i = 0; i < d; ++i) {
-          for (int64_t j = 0; j < 2 * d; ++j) dwg[i * 2 * d + j] += hp[i] * g[j];
-          for (int64_t j = 0; j < d; ++j) dwc[i * d + j] += rh[i] * g[2 * d + j];
-        }
-      }
     }
+    T* db = nullptr;
     if (bias_grad && bias) {
       bias_grad->resize(bias->shape(), bias->dtype());
-      T* db = bias_grad->data<T>();
+      db = bias_grad->data<T>();
       std::fill(db, db + 3 * d, T(0));
-      for (int64_t r = 0; r < b; ++r)
-        for (int64_t j = 0; j < 3 * d; ++j) db[j] += dz[r * 3 * d + j];
+    }
+    if (input_grad) input_grad->resize(input.shape(), input.dtype());
+    if (hidden_prev_grad) hidden_prev_grad->resize(hidden_prev.shape(), hidden_prev.dtype());
+    std::vector<T> dz(static_cast<size_t>(3 * d)), dhp(static_cast<size_t>(d)), drh(static_cast<size_t>(d));
+    for (int64_t r = 0; r < b; ++r) {
+      gru_step_grad(gate.data<T>() + r * 3 * d, reset_hidden_prev.data<T>() + r * d,
+                    hidden_prev.data<T>() + r * d, hidden_grad.data<T>() + r * d, wg, wc, d, gate_act, cand_act,
+                    a.origin_mode, dz.data(), dhp.data(), drh.data(), dwg, dwg ? dwg + 2 * d * d : nullptr);
+      if (input_grad) std::copy(dz.begin(), dz.end(), input_grad->data<T>() + r * 3 * d);
+      if (hidden_prev_grad) std::copy(dhp.begin(), dhp.end(), hidden_prev_grad->data<T>() + r * d);
+      if (db)
+        for (int64_t j = 0; j < 3 * d; ++j) db[j] += dz[j];
     }
   });
 }

@@ -1,6 +1,8 @@
 // kernels/cpu/sequence_gru.cc - gru (Fluid's dynamic_gru) over LoD sequences, and its gradient by backpropagation through time.
+#include <algorithm>
 #include <vector>
 
+#include "kernels/cpu/gru_step.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/rnn_act.h"
 #include "kernels/sequence.h"
@@ -70,28 +72,10 @@ void run_forward(const Geometry& g, const Tensor& input, const Tensor* h0, const
     for (int64_t j = 0; j < d; ++j) h[j] = h0 ? h0->data<T>()[s * d + j] : T(0);
     for (int64_t k = 0; k < end - begin; ++k) {
       const int64_t r = a.is_reverse ? end - 1 - k : begin + k;
-      T* z = t.gates + r * 3 * d;
-      T* rh = t.reset_h + r * d;
-      for (int64_t j = 0; j < 3 * d; ++j) z[j] = x[r * 3 * d + j] + (b ? b[j] : T(0));
-      for (int64_t i = 0; i < d; ++i) {
-        const T hi = h[i];
-        t.prev_h[r * d + i] = hi;
-        if (hi == T(0)) continue;
-        for (int64_t j = 0; j < 2 * d; ++j) z[j] += hi * wg[i * 2 * d + j];
-      }
-      rnn_act::apply_n(gate, z, 2 * d);
-      for (int64_t j = 0; j < d; ++j) rh[j] = z[d + j] * h[j];
-      for (int64_t i = 0; i < d; ++i) {
-        const T ri = rh[i];
-        if (ri == T(0)) continue;
-        for (int64_t j = 0; j < d; ++j) z[2 * d + j] += ri * wc[i * d + j];
-      }
-      rnn_act::apply_n(cand, z + 2 * d, d);
-      for (int64_t j = 0; j < d; ++j) {
-        const T u = z[j], c = z[2 * d + j];
-        h[j] = a.origin_mode ? u * h[j] + (T(1) - u) * c : (T(1) - u) * h[j] + u * c;
-        t.hiddens[r * d + j] = h[j];
-      }
+      std::copy(h.begin(), h.end(), t.prev_h + r * d);
+      gru_step(x + r * 3 * d, b, h.data(), wg, wc, d, gate, cand, a.origin_mode, t.gates + r * 3 * d,
+               t.reset_h + r * d, h.data());
+      std::copy(h.begin(), h.end(), t.hiddens + r * d);
     }
   }
 }
@@ -162,38 +146,10 @@ void gru_grad(const Tensor& input, const Tensor* h0, const Tensor& weight, const
         const T* z = t.gates + r * 3 * d;
         const T* rh = t.reset_h + r * d;
         const T* hp = t.prev_h + r * d;
-        // dh now becomes the gradient of h_prev: first the direct path through h = mix(u, h_prev, c).
-        for (int64_t j = 0; j < d; ++j) {
-          const T u = z[j], c = z[2 * d + j], hg = dh[j] + dout[r * d + j];
-          const T du = a.origin_mode ? hg * (hp[j] - c) : hg * (c - hp[j]);
-          const T dc = a.origin_mode ? hg * (T(1) - u) : hg * u;
-          dh[j] = a.origin_mode ? hg * u : hg * (T(1) - u);
-          dz[j] = du * rnn_act::slope(gate, u);
-          dz[2 * d + j] = dc * rnn_act::slope(cand, c);
-        }
-        // Candidate: zc += (r * h_prev) @ Wc.
-        for (int64_t i = 0; i < d; ++i) {
-          T acc = 0;
-          for (int64_t j = 0; j < d; ++j) {
-            acc += dz[2 * d + j] * wc[i * d + j];
-            if (gwc) gwc[i * d + j] += rh[i] * dz[2 * d + j];
-          }
-          drh[i] = acc;
-        }
-        for (int64_t j = 0; j < d; ++j) {
-          const T rj = z[d + j];
-          dz[d + j] = drh[j] * hp[j] * rnn_act::slope(gate, rj);
-          dh[j] += drh[j] * rj;
-        }
-        // Update and reset: z[0:2D] += h_prev @ Wg.
-        for (int64_t i = 0; i < d; ++i) {
-          T acc = 0;
-          for (int64_t j = 0; j < 2 * d; ++j) {
-            acc += dz[j] * wg[i * 2 * d + j];
-            if (gw) gw[i * 2 * d + j] += hp[i] * dz[j];
-          }
-          dh[i] += acc;
-        }
+        // dh becomes the gradient of h_prev.
+        for (int64_t j = 0; j < d; ++j) dh[j] += dout[r * d + j];
+        gru_step_grad(z, rh, hp, dh.data(), wg, wc, d, gate, cand, a.origin_mode, dz.data(), dh.data(), drh.data(),
+                      gw, gwc);
         if (gi)
           for (int64_t j = 0; j < 3 * d; ++j) gi[r * 3 * d + j] = dz[j];
         if (gb)
