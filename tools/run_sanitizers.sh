@@ -13,6 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-all}
 case $what in suite|fuzz|all) ;; *) echo "usage: $0 [suite|fuzz|all]" >&2; exit 2 ;; esac
 "$root/tools/install_deps.sh"
+. "$root/tools/compiler_cache.sh"
 
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 # Frame pointers and line tables: readable sanitizer stacks at little build cost.
@@ -24,7 +25,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 if [ "$what" != fuzz ]; then
   start=$SECONDS
   cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${cache_flags[@]}" \
     -DCMAKE_C_FLAGS="$san $debug" -DCMAKE_CXX_FLAGS="$san $debug" \
     -DCMAKE_EXE_LINKER_FLAGS="$san" -DCMAKE_SHARED_LINKER_FLAGS="$san" > /dev/null
   ninja -C "$root/build-asan"
@@ -45,7 +46,7 @@ if [ "$what" != suite ]; then
   start=$SECONDS
   fuzz="$root/build-fuzz"
   cmake -S "$root" -B "$fuzz" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DFLUIDC_FUZZ=ON > /dev/null
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${cache_flags[@]}" -DFLUIDC_FUZZ=ON > /dev/null
   ninja -C "$fuzz" fuzz_targets
   "$root/test/fuzz/make_corpus.sh" "$fuzz/seeds"
   echo "fuzz build and seeds: $((SECONDS - start)) s"
