@@ -1,4 +1,4 @@
-// kernels/crf.h - the linear-chain CRF: linear_chain_crf (negative log-likelihood, forward-backward gradient), crf_decoding (Viterbi), and chunk_eval (the taggers' chunk precision/recall).
+// kernels/crf.h - the linear-chain CRF: linear_chain_crf (negative log-likelihood, forward-backward gradient), crf_decoding and viterbi_decode (Viterbi), and chunk_eval (the taggers' chunk precision/recall).
 //
 // Sequences come either from Emission's LoD ([N, D] rows, one LoD level) or,
 // in Paddle's padded form, from Length: Emission [B, S, D], sequence b is
@@ -46,6 +46,27 @@ void linear_chain_crf_grad(const Tensor& emission, const Tensor& transition, con
 /// 0 where it does not.
 void crf_decoding(const Tensor& emission, const Tensor& transition, const Tensor* label, const Tensor* length,
                   Tensor& viterbi_path);
+
+/// Attributes of `viterbi_decode`.
+struct ViterbiDecodeAttrs {
+  bool include_bos_eos_tag = true;  ///< Transition's last two rows are the stop and start tags' weights
+
+  template <class F>
+  static void fields(F&& f) {
+    f("include_bos_eos_tag", &ViterbiDecodeAttrs::include_bos_eos_tag);
+  }
+};
+/// Paddle 2.x's viterbi_decode (paddle.text.viterbi_decode, PaddleNLP's
+/// taggers): Input [B, S, N] padded potentials, Transition [N, N] (entry
+/// [i][j] scores tag i followed by tag j), Length [B] int64. Scores [B] (the
+/// best path's score, Input's dtype) and Path [B, M] int64 with M the largest
+/// Length (zero past each sequence's end). With include_bos_eos_tag, row N-1
+/// of Transition is added at the first step (the start tag's) and row N-2 at
+/// each sequence's last (the stop tag's). A Length of 0 (or less) gives that
+/// row the first step's score and a zero path, as Paddle's kernel does; the
+/// largest Length must not exceed S. The first of equal scores wins.
+void viterbi_decode(const Tensor& input, const Tensor& transition, const Tensor& length, Tensor& scores, Tensor& path,
+                    const ViterbiDecodeAttrs& attrs);
 
 /// Attributes of `chunk_eval`.
 struct ChunkEvalAttrs {

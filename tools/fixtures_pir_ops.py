@@ -656,6 +656,23 @@ def ocr_case(r):
     return m, [spec("x", [None, 1, 32, 64])], [uniform(r, [2, 1, 32, 64], 0, 1)]
 
 
+@case("viterbi")
+def viterbi_case(r):
+    class Tagger(nn.Layer):  # PaddleNLP's taggers: emissions from a layer, then ViterbiDecoder
+        def __init__(self):
+            super().__init__()
+            self.emit = nn.Linear(6, 5)
+            self.transitions = self.create_parameter([5, 5])
+            self.transitions.set_value(uniform(r, [5, 5], -2, 2))
+
+        def forward(self, x, lengths):
+            scores, path = paddle.text.viterbi_decode(self.emit(x), self.transitions, lengths)
+            return scores, path
+
+    return Tagger(), [spec("x", [None, 7, 6]), spec("lengths", [None], "int64")], \
+        [uniform(r, [3, 7, 6], -2, 2), np.array([7, 2, 5], "int64")]
+
+
 # --------------------------------------------------------------------------
 # saving, running the saved model, recording
 # --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// compiler/ops/crf.cc - the linear-chain CRF family's op table: linear_chain_crf, its gradient, crf_decoding, chunk_eval.
+// compiler/ops/crf.cc - the linear-chain CRF family's op table: linear_chain_crf, its gradient, crf_decoding, viterbi_decode, chunk_eval.
 //
 // Both ops take Emission as a LoD tensor [N, D] or, with Length, padded
 // [B, S, D] (kernels/crf.h). Paddle gives none of linear_chain_crf's outputs
@@ -50,6 +50,30 @@ void infer_crf_decoding(ShapeCtx& c) {
   c.set_output("ViterbiPath", path);
 }
 
+// Scores [B] in Input's dtype; Path [B, longest Length] int64, its width known at run time.
+void infer_viterbi_decode(ShapeCtx& c) {
+  const TensorType& in = c.input("Input");
+  if (!in.known) return;
+  rt::Shape is, ts, ls;
+  const TensorType& t = c.input("Transition");
+  const TensorType& l = c.input("Length");
+  if (t.known && l.known && shape_rules::to_shape(c, in, is) && shape_rules::to_shape(c, t, ts) &&
+      shape_rules::to_shape(c, l, ls))
+    if (std::string err = shapes::viterbi_decode_check(
+            is, ts, ls, parse_attrs<kernels::ViterbiDecodeAttrs>(c.op()).include_bos_eos_tag);
+        !err.empty()) {
+      c.error(err);
+      return;
+    }
+  TensorType scores = in;
+  scores.dims = {in.dims.empty() ? -1 : in.dims[0]};
+  c.set_output("Scores", scores);
+  TensorType path = scores;
+  path.dtype = pb::VarType::INT64;
+  path.dims.push_back(-1);
+  c.set_output("Path", path);
+}
+
 // Precision, Recall, F1-Score float32 [1]; the three counts int64 [1].
 void infer_chunk_eval(ShapeCtx& c) {
   TensorType t;
@@ -77,6 +101,10 @@ void add_crf_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "crf_decoding", .family = "crf",
                .inputs = {{"Emission"}, {"Transition"}, {"Label", true}, {"Length", true}},
                .outputs = {{"ViterbiPath"}}, .infer_shape = infer_crf_decoding});
+  // Paddle 2.x's decoder (paddle.text.viterbi_decode): padded potentials, a square Transition.
+  t.push_back({.type = "viterbi_decode", .family = "crf", .inputs = {{"Input"}, {"Transition"}, {"Length"}},
+               .outputs = {{"Scores"}, {"Path"}}, .attrs = kernel_attrs<kernels::ViterbiDecodeAttrs>(),
+               .attrs_struct = "ViterbiDecodeAttrs", .infer_shape = infer_viterbi_decode, .share_lod = kShareLodNone});
   // The taggers' evaluation metric beside crf_decoding (Fluid's layers.chunk_eval).
   t.push_back({.type = "chunk_eval", .family = "crf", .inputs = {{"Inference"}, {"Label"}, {"SeqLength", true}},
                .outputs = {{"Precision"}, {"Recall"}, {"F1-Score"}, {"NumInferChunks"}, {"NumLabelChunks"},

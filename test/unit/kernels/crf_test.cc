@@ -1,4 +1,4 @@
-// test/unit/kernels/crf_test.cc - linear_chain_crf and crf_decoding against brute-force enumeration of every tag path, LoD and padded forms, errors, gradient checks.
+// test/unit/kernels/crf_test.cc - linear_chain_crf, crf_decoding and viterbi_decode against brute-force enumeration of every tag path, LoD and padded forms, errors, gradient checks.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -121,6 +121,46 @@ TEST_CASE("linear_chain_crf_grad matches finite differences, LoD and padded", "[
           kernels::linear_chain_crf_grad(x, w, label, lp, &alpha, &ex, &wx, dout, g[0], g[1]);
         });
   }
+}
+
+TEST_CASE("viterbi_decode finds the best path (as enumeration does), with and without the start/stop tags", "[crf]") {
+  const int64_t n = 4, steps = 3;
+  std::mt19937 rng(9);
+  Tensor x = random(Shape{3, steps, n}, DType::kFP64, rng, -2, 2), w = random(Shape{n, n}, DType::kFP64, rng);
+  Tensor len = i64(Shape{3}, {3, 1, 2});
+  for (const bool tags : {false, true}) {
+    Tensor scores, path;
+    kernels::viterbi_decode(x, w, len, scores, path, kernels::ViterbiDecodeAttrs{tags});
+    REQUIRE(path.shape() == Shape{3, 3});
+    for (int64_t b = 0; b < 3; ++b) {
+      const int64_t l = get(len, b);
+      double best = -1e30;
+      std::vector<int64_t> arg;
+      each_path(l, n, [&](const std::vector<int64_t>& y) {
+        double s = tags ? get(w, (n - 1) * n + y[0]) + get(w, (n - 2) * n + y[l - 1]) : 0;
+        for (int64_t k = 0; k < l; ++k) {
+          s += get(x, (b * steps + k) * n + y[k]);
+          if (k > 0) s += get(w, y[k - 1] * n + y[k]);
+        }
+        if (s > best) best = s, arg = y;
+      });
+      CHECK(get(scores, b) == Approx(best).epsilon(1e-12));
+      for (int64_t k = 0; k < steps; ++k) CHECK(get(path, b * steps + k) == (k < l ? arg[static_cast<size_t>(k)] : 0));
+    }
+  }
+  // Only as wide as the longest sequence.
+  Tensor short_len = i64(Shape{3}, {1, 2, 1}), scores, path;
+  kernels::viterbi_decode(x, w, short_len, scores, path, {});
+  CHECK(path.shape() == Shape{3, 2});
+  // A length past the padded steps, or negative, is refused (it would read beyond Input).
+  Tensor long_len = i64(Shape{3}, {4, 1, 1}), neg_len = i64(Shape{3}, {1, -1, 1});
+  CHECK_THROWS_WITH(kernels::viterbi_decode(x, w, long_len, scores, path, {}),
+                    Catch::Contains("Length value 4 (entry 0) is out of range [0, 4)"));
+  CHECK_THROWS_WITH(kernels::viterbi_decode(x, w, neg_len, scores, path, {}),
+                    Catch::Contains("Length value -1 (entry 1)"));
+  Tensor bad_w = random(Shape{n + 2, n}, DType::kFP64, rng);
+  CHECK_THROWS_WITH(kernels::viterbi_decode(x, bad_w, len, scores, path, {}),
+                    Catch::Contains("Transition must be [tags, tags]"));
 }
 
 TEST_CASE("crf_decoding finds the best path (as enumeration does), marks labels, keeps the LoD", "[crf]") {
