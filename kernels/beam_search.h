@@ -64,4 +64,12 @@ struct BeamSearchDecodeAttrs {
 void beam_search_decode(const TensorArray& ids, const TensorArray& scores, Tensor& sentence_ids,
                         Tensor& sentence_scores, const BeamSearchDecodeAttrs& attrs);
 
+/// Paddle 2.x's gather_tree (paddle.nn.functional.gather_tree, the last step
+/// of PaddleNLP's beam-search decoders): Ids and Parents [steps, batch,
+/// beam], both int32 or both int64. Out (like Ids) holds each final beam's
+/// whole sequence: Out[T-1] = Ids[T-1], and going back, Out[t][b][k] =
+/// Ids[t][b][p] with p the parent chain of beam k (p = Parents[T-1][b][k],
+/// then Parents[t][b][p]). A parent outside [0, beam) is refused.
+void gather_tree(const Tensor& ids, const Tensor& parents, Tensor& out);
+
 }  // namespace fluidc::kernels

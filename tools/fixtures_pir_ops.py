@@ -673,6 +673,16 @@ def viterbi_case(r):
         [uniform(r, [3, 7, 6], -2, 2), np.array([7, 2, 5], "int64")]
 
 
+@case("gather_tree")
+def gather_tree_case(r):
+    class Backtrace(nn.Layer):  # the end of PaddleNLP's beam search: ids and parents per step
+        def forward(self, ids, parents):
+            return F.gather_tree(ids, parents)
+
+    return Backtrace(), [spec("ids", [None, 2, 3], "int64"), spec("parents", [None, 2, 3], "int64")], \
+        [r.integers(0, 40, [5, 2, 3]).astype("int64"), r.integers(0, 3, [5, 2, 3]).astype("int64")]
+
+
 # --------------------------------------------------------------------------
 # saving, running the saved model, recording
 # --------------------------------------------------------------------------

@@ -282,6 +282,7 @@ const Spec kSpecs[] = {
     // a tools/fixtures_pir_ops.py case). PIR declares parent_idx int64; the kernel writes Paddle 2.6.2's int32.
     // Paddle 3.3.1 cannot build beam_search_decode in a PIR program (it refuses tensor-array operands): no row.
     {"viterbi_decode", "viterbi_decode", "Input Transition Length", "Scores Path"},
+    {"gather_tree", "gather_tree", "Ids Parents", "Out"},
     {"beam_search", "beam_search", "pre_ids pre_scores ids scores", "selected_ids selected_scores parent_idx"},
     {"is_empty", "is_empty", "X", "Out"},
 };

@@ -1,4 +1,4 @@
-// compiler/ops/beam_search.cc - the Fluid 1.x decoding ops' table: beam_search (one step) and beam_search_decode.
+// compiler/ops/beam_search.cc - the decoding ops' table: Fluid 1.x's beam_search (one step) and beam_search_decode, 2.x's gather_tree.
 //
 // Both outputs' row counts depend on the scores (-1 here) and the kernels
 // (kernels/beam_search.h) write their outputs' two-level LoD themselves, so
@@ -42,6 +42,22 @@ void infer_beam_search_decode(ShapeCtx& c) {
   if (scores.known) c.set_output("SentenceScores", run_time_rows(scores.dtype, {kRunTime}));
 }
 
+// Out like Ids [steps, batch, beam]; Parents of the same shape.
+void infer_gather_tree(ShapeCtx& c) {
+  const TensorType& ids = c.input("Ids");
+  const TensorType& parents = c.input("Parents");
+  if (!ids.known) return;
+  if (ids.dims.size() != 3) {
+    c.error("gather_tree: Ids must be [steps, batch, beam], got " + ids.str());
+    return;
+  }
+  if (parents.known && parents.dims.size() != 3) {
+    c.error("gather_tree: Parents must be [steps, batch, beam] like Ids, got " + parents.str());
+    return;
+  }
+  c.set_output("Out", ids);
+}
+
 }  // namespace
 
 void add_beam_search_ops(std::vector<OpDef>& t) {
@@ -55,6 +71,8 @@ void add_beam_search_ops(std::vector<OpDef>& t) {
                .outputs = {{"SentenceIds"}, {"SentenceScores"}},
                .attrs = kernel_attrs<kernels::BeamSearchDecodeAttrs>(), .attrs_struct = "BeamSearchDecodeAttrs",
                .infer_shape = infer_beam_search_decode});
+  t.push_back({.type = "gather_tree", .family = "beam_search", .inputs = {{"Ids"}, {"Parents"}},
+               .outputs = {{"Out"}}, .infer_shape = infer_gather_tree, .share_lod = kShareLodNone});
 }
 
 }  // namespace fluidc::ops

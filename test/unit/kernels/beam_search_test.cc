@@ -1,4 +1,4 @@
-// test/unit/kernels/beam_search_test.cc - beam_search and beam_search_decode: hand-computed steps, output LoD, cases Paddle cannot run, errors.
+// test/unit/kernels/beam_search_test.cc - beam_search, beam_search_decode and gather_tree: hand-computed steps, output LoD, cases Paddle cannot run, errors.
 #include <catch2/catch.hpp>
 
 #include "kernels/beam_search.h"
@@ -123,4 +123,18 @@ TEST_CASE("beam_search_decode writes a source's sentences even when fewer than b
   ids[1] = with_lod(i64(Shape{2}, {0, 5}), {{0, 1, 1}, {0, 2}});
   CHECK_THROWS_WITH(kernels::beam_search_decode(ids, scores, out, out_sc, a), Catch::Contains("step 0 has 1"));
   CHECK_THROWS_WITH(kernels::beam_search_decode(TensorArray{}, TensorArray{}, out, out_sc, a), Catch::Contains("empty"));
+}
+
+TEST_CASE("gather_tree follows each final beam's parents back and refuses a parent outside the beam", "[beam_search]") {
+  // 3 steps, 1 batch row, 2 beams. Beam 0 ends at id 5, its parent beam 1 (id 4 at step 1), whose parent is
+  // beam 0 (id 1); beam 1 ends at id 6, from beam 0 (id 3), from beam 1 (id 2).
+  Tensor ids = i64(Shape{3, 1, 2}, {1, 2, 3, 4, 5, 6}), parents = i64(Shape{3, 1, 2}, {0, 0, 1, 0, 1, 0}), out;
+  kernels::gather_tree(ids, parents, out);
+  CHECK(values(out) == dv({1, 2, 4, 3, 5, 6}));
+  Tensor bad = i64(Shape{3, 1, 2}, {0, 0, 2, 0, 1, 0});
+  CHECK_THROWS_WITH(kernels::gather_tree(ids, bad, out), Catch::Contains("Parents value 2 (step 1, batch 0, beam 1)"));
+  Tensor neg = i64(Shape{3, 1, 2}, {0, 0, 0, 0, -1, 0});
+  CHECK_THROWS_WITH(kernels::gather_tree(ids, neg, out), Catch::Contains("Parents value -1"));
+  Tensor flat = i64(Shape{6}, {1, 2, 3, 4, 5, 6});
+  CHECK_THROWS_WITH(kernels::gather_tree(flat, flat, out), Catch::Contains("Ids must be [steps, batch, beam]"));
 }
