@@ -55,6 +55,7 @@ std::vector<OpDef> build_table() {
   add_sampling_ops(table);
   add_index_put_ops(table);
   add_crf_ops(table);
+  add_detection_rpn_ops(table);
   add_pad_ops(table);
   add_prelu_ops(table);
   add_strided_slice_ops(table);

@@ -40,6 +40,7 @@ void add_einsum_ops(std::vector<OpDef>& table);
 void add_sampling_ops(std::vector<OpDef>& table);
 void add_index_put_ops(std::vector<OpDef>& table);
 void add_crf_ops(std::vector<OpDef>& table);
+void add_detection_rpn_ops(std::vector<OpDef>& table);
 void add_pad_ops(std::vector<OpDef>& table);
 void add_prelu_ops(std::vector<OpDef>& table);
 void add_strided_slice_ops(std::vector<OpDef>& table);
