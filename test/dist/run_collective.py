@@ -15,7 +15,8 @@ With --target cuda (test/cuda: cuda_build_collective*, cuda_run_collective_*), t
 for the CUDA target (NCCL on the GPUs) and the single process stays a CPU one: mode `links` builds and checks that
 the collective binary links NCCL and MPI and a CUDA binary without collective ops links neither (no GPU needed);
 train and fault need a GPU per rank (exit 77, skipped, otherwise). --ranks 1 (CUDA only: the one job one GPU can
-run) splits for 2 ranks and rewrites the loss gradient's 1/2 scale to 1, a program for one rank.
+run) splits for 2 ranks and rewrites the loss gradient's 1/2 scale to 1, a program for one rank; it also checks
+that two ranks on one GPU are refused.
 With --netns (dist.netns_collective_2, dist.netns_collective_fault), every rank runs on a host of its own (a
 network namespace of netns.py) and mpirun on another, reaching them through netns_agent.sh as it would through
 ssh; MPI's out-of-band and tcp transports use only the namespaces' own addresses. Fault mode then also unplugs
@@ -290,8 +291,23 @@ def mode_train(a, work):
         if got_names != names:
             fail("rank %d saved %s, the single process %s" % (r, got_names, names))
     check_params(work, names, a.ranks, "rank", TOL)
+    if a.target == "cuda" and a.ranks == 1:
+        check_shared_device(a, work)
     print("PASS: %d steps on %d ranks (mpirun, all-reduce%s) match one process at batch %d within %g"
           % (a.steps, a.ranks, ", NCCL on CUDA" if a.target == "cuda" else "", BATCH * a.ranks, TOL))
+
+
+def check_shared_device(a, work):
+    """--target cuda --ranks 1: two ranks given one GPU (CUDA_VISIBLE_DEVICES) are refused on every rank, naming
+    both, before any collective (NCCL does not support two ranks of one communicator on one device)."""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES=os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0])
+    cmd = mpirun_cmd(a.mpirun, [[work + "/coll"] + data_args(work) + ["--steps", "1"]] * 2)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    want = "ranks 0 and 1 would share CUDA device 0 of host"
+    if r.returncode == 0 or want not in r.stdout + r.stderr:
+        fail("two ranks on one GPU: want a non-zero exit and '%s', got %d:\n%s%s"
+             % (want, r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
+    print("shared device: two ranks on one GPU refused with a clear error")
 
 
 def mode_links(a, work):
