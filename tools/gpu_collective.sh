@@ -6,7 +6,8 @@
 # `pack` builds the CUDA collective binary (the 2-rank split with its loss-gradient scale rewritten to 1, as
 # run_collective.py --ranks 1 does), and here, on the CPU, the startup values and one process's 50 steps from
 # them. `check` unpacks OpenMPI into / (the GPU image has none), runs the binary as one rank under mpirun and
-# compares its losses and parameters with the CPU process's within 1e-5 (run_job.py's check_params).
+# compares its losses and parameters with the CPU process's within 1e-5 (run_job.py's check_params); two ranks
+# given the one GPU must be refused.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -55,7 +56,10 @@ check() {
   tar -C / -xf $stage/ompi.tar
   for lib in libnccl.so.2 libcublas.so.13 libcudnn.so.9; do
     dir=$(find /usr/local /opt /usr/lib -name "$lib" 2> /dev/null | head -1 || true)
-    [ -n "$dir" ] && export LD_LIBRARY_PATH="$(dirname "$dir")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    if [ -n "$dir" ]; then
+      dir=$(dirname "$dir")
+      export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
   done
   echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
   ldd $stage/coll | grep -E "nccl|mpi|cublas|not found" | tee "$out/ldd.txt"
@@ -68,6 +72,17 @@ check() {
   rc=${PIPESTATUS[0]}
   set -e
   [ "$rc" -eq 0 ] || { echo "FAIL: the 1-rank NCCL job exited $rc"; return 1; }
+  # Two ranks given one GPU: refused on every rank, naming both.
+  set +e
+  # shellcheck disable=SC2046
+  CUDA_VISIBLE_DEVICES=0 timeout 120 mpirun --allow-run-as-root --oversubscribe --mca btl self,tcp \
+    --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo -np 2 $stage/coll $(data) --steps 1 > "$out/shared.log" 2>&1
+  rc=$?
+  set -e
+  if [ "$rc" -eq 0 ] || ! grep -q "ranks 0 and 1 would share CUDA device 0" "$out/shared.log"; then
+    echo "FAIL: two ranks on one GPU: exit $rc"; tail -20 "$out/shared.log"; return 1
+  fi
+  echo "shared device: two ranks on one GPU refused"
   python3 - "$stage" << 'EOF' 2>&1 | tee "$out/compare.txt"
 import os, sys
 sys.path.insert(0, "test/dist")
