@@ -13,7 +13,8 @@ Standard library only (no NumPy, no Paddle, no MPI bindings); reuses run_job.py'
          naming rank 1; a stopped rank (SIGSTOP) makes rank 0's watchdog fail the job within its bound.
 With --target cuda (test/cuda: cuda_build_collective*, cuda_run_collective_*), the collective binaries are built
 for the CUDA target (NCCL on the GPUs) and the single process stays a CPU one: mode `links` builds and checks that
-the collective binary links NCCL and MPI and a CUDA binary without collective ops links neither (no GPU needed);
+the collective binary links NCCL and MPI and a CUDA binary without collective ops links neither, and that the
+collective binary refuses --device and exits 77 without a GPU (no GPU needed);
 train and fault need a GPU per rank (exit 77, skipped, otherwise). --ranks 1 (CUDA only: the one job one GPU can
 run) splits for 2 ranks and rewrites the loss gradient's 1/2 scale to 1, a program for one rank; it also checks
 that two ranks on one GPU are refused.
@@ -310,8 +311,28 @@ def check_shared_device(a, work):
     print("shared device: two ranks on one GPU refused with a clear error")
 
 
+def check_cuda_main(work):
+    """run_nccl_main's refusals that need no GPU: --device (each rank chooses its own) and, without a GPU, exit 77
+    before joining an MPI job."""
+    r = subprocess.run([work + "/coll", "--device", "0"] + data_args(work) + ["--steps", "1"], capture_output=True,
+                       text=True, timeout=60)
+    if r.returncode != 2 or "a collective binary's ranks choose their devices" not in r.stderr:
+        fail("--device on a CUDA collective binary: want exit 2 and a clear error, got %d:\n%s" % (r.returncode,
+                                                                                               r.stderr))
+    if gpu_count() == 0:
+        r = subprocess.run([work + "/coll"] + data_args(work) + ["--steps", "1"], capture_output=True, text=True,
+                           timeout=60)
+        if r.returncode != 77 or "no CUDA device" not in r.stderr:
+            fail("without a GPU: want exit 77 and 'no CUDA device', got %d:\n%s" % (r.returncode, r.stderr))
+    print("main: --device refused%s" % (", exit 77 without a GPU" if gpu_count() == 0 else ""))
+
+
 def mode_links(a, work):
-    check_links_cuda(work) if a.target == "cuda" else check_links(work)
+    if a.target == "cuda":
+        check_links_cuda(work)
+        check_cuda_main(work)
+    else:
+        check_links(work)
     print("PASS: links")
 
 
