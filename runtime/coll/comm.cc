@@ -102,10 +102,6 @@ class Watchdog {
 };
 Watchdog g_watchdog;
 
-// Arms the watchdog for one call. Up to the end of the first all-reduce (the
-// program check, the startup's broadcasts, step 1) ranks may be apart by their
-// start-up and data loading: the longer bound; every later call the shorter.
-
 void check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
   char msg[MPI_MAX_ERROR_STRING];
@@ -137,6 +133,9 @@ void copy_into(const rt::Tensor& x, rt::Tensor& out) {
 
 }  // namespace
 
+// Arms the watchdog for one call. Up to the end of the first all-reduce (the
+// program check, the startup's broadcasts, step 1) ranks may be apart by their
+// start-up and data loading: the longer bound; every later call the shorter.
 Bounded::Bounded(const CallInfo& call, int64_t bound_ms) {
   g_watchdog.arm(call, bound_ms >= 0 ? bound_ms : collective_bound_ms());
 }
