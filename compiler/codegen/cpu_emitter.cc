@@ -174,7 +174,7 @@ class Emitter {
       out << fmt::format("\nint main(int argc, char** argv) {{\n"
                          "  return {}(argc, argv, {}::model_info());\n}}\n",
                          families_.count("dist")   ? "fluidc::dist::run_dist_main"
-                         : families_.count("coll") ? "fluidc::coll::run_coll_main"
+                         : families_.count("coll") ? target_.collective_main_function()
                                                    : target_.main_function(),
                          ns_);
     EmittedProgram result{out.str(), ns_, opts_.embed_params ? params_symbol(ns_) : "", {}};

@@ -63,6 +63,15 @@ void append_user_flags(std::vector<std::string>& cmd) {
   for (std::string flag; extra >> flag;) cmd.push_back(flag);
 }
 
+// Op families whose CUDA code calls functions of their own (kernels/cuda/<family>.h).
+const char* const kDeviceFamilies[] = {"coll"};
+
+// Collective programs only: runtime/coll's NCCL part and its MPI part first
+// (they call the CUDA runtime and the CPU runtime), NCCL and MPI last
+// (shared, from the system). No other binary links them.
+const char* const kCollLibs[] = {"-lfluidc_coll_nccl", "-lfluidc_coll"};
+const char* const kCollSystemLibs[] = {"-lnccl", "-lmpi"};
+
 const char* const kLibs[] = {"-lfluidc_cuda_kernels", "-lfluidc_cuda_runtime", "-lfluidc_kernels", "-lfluidc_runtime",
                              "-lcublas", "-lcudnn", "-lpthread"};
 
@@ -110,6 +119,8 @@ class CudaTarget final : public Target {
            "#include \"runtime/cuda/cuda_model.h\"\n#include \"runtime/cuda/host_ops.h\"\n"
            "#include \"kernels/cuda/ops.h\"\n#include \"kernels/cuda/condition.h\"\n";
     for (const auto& f : families) out << fmt::format("#include \"kernels/{}.h\"\n", f);
+    for (const char* f : kDeviceFamilies)
+      if (families.count(f)) out << fmt::format("#include \"kernels/cuda/{}.h\"\n", f);
   }
 
   void emit_namespace_prologue(std::ostream& out) const override {
@@ -147,8 +158,10 @@ class CudaTarget final : public Target {
     else emit_generic_kernel_call(c, "kc::", "DTensor");
   }
 
+  // Communication ops compile only through a CUDA hook of their own (the
+  // collective ops: NCCL); the parameter-server ops have none.
   bool supports(const ops::OpDef& def) const override {
-    return !def.has(ops::kCommunication) && !replays_blocks(def);
+    return (!def.has(ops::kCommunication) || def.emit_cuda) && !replays_blocks(def);
   }
   std::string release_statement(const std::string& member) const override { return member + ".release();"; }
   bool runs_on_host(const ops::OpDef& def) const override {
@@ -160,6 +173,7 @@ class CudaTarget final : public Target {
   const char* run_method() const override { return "step"; }
   const char* startup_method() const override { return "startup_step"; }
   const char* main_function() const override { return "fluidc::cu::run_cuda_model_main"; }
+  const char* collective_main_function() const override { return "fluidc::coll::run_nccl_main"; }
 
   // params.bin placed in the binary by the host assembler, from a C++ file
   // (nvcc takes no assembler sources).
@@ -195,7 +209,16 @@ class CudaTarget final : public Target {
     std::vector<std::string> cmd = nvcc_flags(r);
     cmd.insert(cmd.end(), inputs.begin(), inputs.end());
     cmd.insert(cmd.end(), {"-o", r.output, "-L" + toolchain().lib_dir});
+    if (r.coll) {
+      const std::string nccl = toolchain().lib_dir + "/libfluidc_coll_nccl.a";
+      if (!std::filesystem::exists(nccl, ec))
+        user_error(fmt::format("--target cuda: {} is missing: this fluidc was configured without NCCL or MPI, so "
+                               "it cannot build collective programs for CUDA (docs/distributed.md)",
+                               nccl));
+      cmd.insert(cmd.end(), std::begin(kCollLibs), std::end(kCollLibs));
+    }
     cmd.insert(cmd.end(), std::begin(kLibs), std::end(kLibs));
+    if (r.coll) cmd.insert(cmd.end(), std::begin(kCollSystemLibs), std::end(kCollSystemLibs));
     append_user_flags(cmd);
     return cmd;
   }
@@ -211,6 +234,7 @@ class CudaTarget final : public Target {
         "if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)\n  set(CMAKE_CUDA_ARCHITECTURES 80 90)\nendif()\n"
         "find_package(CUDAToolkit REQUIRED)\n"
         "find_library(FLUIDC_CUDNN_LIBRARY cudnn HINTS ${{CUDAToolkit_LIBRARY_DIR}} REQUIRED)\n"
+        "{}"
         "set(FLUIDC_INCLUDE_DIR \"{}\" CACHE PATH \"fluidc runtime headers\")\n"
         "set(FLUIDC_LIB_DIR \"{}\" CACHE PATH \"fluidc runtime libraries\")\n"
         "{}(model {}{})\n"
@@ -219,10 +243,14 @@ class CudaTarget final : public Target {
         "# C++20 for the runtime headers, as a flag: CMake knows no CUDA20 dialect for nvcc 13.\n"
         "target_compile_options(model PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>)\n"
         "target_link_directories(model {} ${{FLUIDC_LIB_DIR}})\n"
-        "target_link_libraries(model {} fluidc_cuda_kernels fluidc_cuda_runtime fluidc_kernels fluidc_runtime "
-        "CUDA::cublas ${{FLUIDC_CUDNN_LIBRARY}} CUDA::cudart pthread)\n",
-        kFluidcVersion, tc.include_dir, tc.lib_dir, r.library ? "add_library" : "add_executable",
-        r.library ? "STATIC " : "", fmt::join(r.sources, " "), use, use, use);
+        "target_link_libraries(model {} {}fluidc_cuda_kernels fluidc_cuda_runtime fluidc_kernels fluidc_runtime "
+        "CUDA::cublas ${{FLUIDC_CUDNN_LIBRARY}} CUDA::cudart {}pthread)\n",
+        kFluidcVersion,
+        r.coll ? "find_library(FLUIDC_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED)\n" : "",
+        tc.include_dir, tc.lib_dir, r.library ? "add_library" : "add_executable",
+        r.library ? "STATIC " : "", fmt::join(r.sources, " "), use, use, use,
+        // collective ops: runtime/coll's NCCL and MPI parts, then NCCL and MPI
+        r.coll ? "fluidc_coll_nccl fluidc_coll " : "", r.coll ? "${FLUIDC_NCCL_LIBRARY} mpi " : "");
   }
 
   std::vector<std::vector<std::string>> object_commands(const BuildRecipe& r,

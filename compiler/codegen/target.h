@@ -106,6 +106,8 @@ class Target {
   virtual const char* startup_method() const { return "startup"; }
   /// What the generated main() calls (with argc, argv, model_info()).
   virtual const char* main_function() const { return "fluidc::rt::run_model_main"; }
+  /// ...in a program with collective ops (family "coll"): it joins the MPI job first.
+  virtual const char* collective_main_function() const { return "fluidc::coll::run_coll_main"; }
   /// Whether the target compiles this op of the main program (the driver
   /// lists every op type it does not, at once, before emitting anything).
   virtual bool supports(const ops::OpDef&) const { return true; }

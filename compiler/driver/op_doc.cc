@@ -46,7 +46,8 @@ std::string traits(const ops::OpDef& def) {
   if (def.has(ops::kZeroGradient)) t.push_back("zero gradient");
   if (def.has(ops::kCommunication))
     t.push_back(!def.emit_cpu             ? "communication (build refuses it: no runtime yet)"
-                : def.family == "coll" ? "communication (links runtime/coll and MPI)"
+                : def.family == "coll" ? (def.emit_cuda ? "communication (links runtime/coll and MPI; NCCL on CUDA)"
+                                                         : "communication (links runtime/coll and MPI)")
                                        : "communication (links runtime/dist and gRPC)");
   return t.empty() ? "" : fmt::format("{}", fmt::join(t, ", "));
 }

@@ -8,8 +8,8 @@
 // programs the pass writes load in Paddle and fluidc alike. The
 // parameter-server ops compile to calls into runtime/dist (kernels/dist.h,
 // family "dist", gRPC), the collective ops to calls into runtime/coll
-// (kernels/coll.h, family "coll", MPI); only binaries holding them link
-// those libraries.
+// (kernels/coll.h, family "coll", MPI; on the CUDA target NCCL,
+// kernels/cuda/coll.h); only binaries holding them link those libraries.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -280,6 +280,35 @@ void emit_stream_sync(EmitCtx& c) {
   c.body() << fmt::format("  // {}: nothing to do on the CPU (blocking collectives)\n", c.op().type());
 }
 
+// ---- CUDA code of the collective ops (main program): NCCL on the device tensors ----
+// (runtime/coll/nccl_ops.h, through kernels/cuda/coll.h). The startup program
+// runs on the host mirrors in the CUDA target, so its c_broadcast takes the
+// CPU hook above (MPI): rank 0's initial values reach the others before the
+// first step uploads them.
+
+void emit_c_allreduce_sum_cuda(EmitCtx& c) {
+  const auto [x, out] = one_in_out(c);
+  c.body() << fmt::format("  fluidc::coll::nccl_allreduce_sum({}, {}, {}, {});\n", c.var(x), c.var(out),
+                          attr_int(c.op(), "ring_id", 0), program_nranks(c.program()));
+}
+
+void emit_c_broadcast_cuda(EmitCtx& c) {
+  const auto [x, out] = one_in_out(c);
+  c.body() << fmt::format("  fluidc::coll::nccl_broadcast({}, {}, {}, {});\n", c.var(x), c.var(out),
+                          attr_int(c.op(), "root", 0), attr_int(c.op(), "ring_id", 0));
+}
+
+// Every kernel and every NCCL call of a step goes on the step's one stream,
+// so compute is ordered before the all-reduce that reads a gradient and the
+// all-reduce before the optimizer that reads it: the syncs have nothing to
+// add. (Paddle needs them because its NCCL calls run on a stream of their own.)
+void emit_stream_sync_cuda(EmitCtx& c) {
+  const auto xs = op_inputs(c.op(), "X");
+  if (xs != op_outputs(c.op(), "Out"))
+    user_error(fmt::format("{}: Out must be X (the op syncs in place)", c.op().type()));
+  c.body() << fmt::format("  // {}: nothing to do (kernels and NCCL share the step's stream)\n", c.op().type());
+}
+
 constexpr pb::VarType::Type kDense = pb::VarType::LOD_TENSOR;
 constexpr unsigned kComm = kCommunication | kSideEffect;
 
@@ -359,7 +388,8 @@ void add_distributed_ops(std::vector<OpDef>& t) {
                .attrs = {{"ring_id", pb::INT, false, false}, {"use_calc_stream", pb::BOOLEAN, false, false}},
                .traits = kComm,
                .infer_shape = outs_like_xs,
-               .emit_cpu = emit_c_allreduce_sum});
+               .emit_cpu = emit_c_allreduce_sum,
+               .emit_cuda = emit_c_allreduce_sum_cuda});
   t.push_back({.type = "c_broadcast",
                .family = "coll",
                .inputs = {{"X", false, false, kDense}},
@@ -369,14 +399,16 @@ void add_distributed_ops(std::vector<OpDef>& t) {
                          {"use_calc_stream", pb::BOOLEAN, false, false}},
                .traits = kComm,
                .infer_shape = outs_like_xs,
-               .emit_cpu = emit_c_broadcast});
+               .emit_cpu = emit_c_broadcast,
+               .emit_cuda = emit_c_broadcast_cuda});
   t.push_back({.type = "c_sync_calc_stream",
                .family = "coll",
                .inputs = {{"X", false, true}},
                .outputs = {{"Out", false, true}},
                .traits = kComm,
                .infer_shape = outs_like_xs,
-               .emit_cpu = emit_stream_sync});
+               .emit_cpu = emit_stream_sync,
+               .emit_cuda = emit_stream_sync_cuda});
   t.push_back({.type = "c_sync_comm_stream",
                .family = "coll",
                .inputs = {{"X", false, true}},
@@ -384,7 +416,8 @@ void add_distributed_ops(std::vector<OpDef>& t) {
                .attrs = {{"ring_id", pb::INT, false, false}},
                .traits = kComm,
                .infer_shape = outs_like_xs,
-               .emit_cpu = emit_stream_sync});
+               .emit_cpu = emit_stream_sync,
+               .emit_cuda = emit_stream_sync_cuda});
 }
 
 }  // namespace fluidc::ops

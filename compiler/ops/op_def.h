@@ -209,7 +209,9 @@ struct OpDef {
   /// CPU code for one op; nullptr: the generic kernel call
   /// `k::<type>(inputs..., outputs..., attrs)`.
   EmitFn emit_cpu = nullptr;
-  /// CUDA code for one op; no op has one yet.
+  /// CUDA code for one op of the main program (the collective ops: NCCL);
+  /// nullptr: the op's CUDA kernel (kernels/cuda/op_list.h), else its CPU
+  /// code on the host mirrors.
   EmitFn emit_cuda = nullptr;
   /// Elementwise ops: the name of the op's scalar function in
   /// kernels/pointwise.h ("Relu" for k::pw::Relu), which lets the code

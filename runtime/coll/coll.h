@@ -21,9 +21,18 @@ void allreduce_sum(const rt::Tensor& x, rt::Tensor& out, int ring_id, int nranks
 /// root's dtype and shape travel first: a rank whose x differs is an Error.
 void broadcast(const rt::Tensor& x, rt::Tensor& out, int root, int ring_id);
 
+/// What a device build adds to run_coll_main (the CUDA target: a GPU per
+/// rank and an NCCL communicator, runtime/coll/nccl_main.cc). Null members
+/// are skipped.
+struct DeviceHooks {
+  void (*start)() = nullptr;   ///< after the MPI job is up and the program checked, before the model exists
+  void (*finish)() = nullptr;  ///< after a clean run, before MPI_Finalize
+  void (*abort)() = nullptr;   ///< after an error on this rank, before MPI_Abort
+};
+
 /// main() of generated binaries with collective ops: joins the MPI job
 /// (rank and size from mpirun; Paddle's PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM
 /// must agree when set) and runs the trainer driver on this rank's shard.
-int run_coll_main(int argc, char** argv, const rt::ModelInfo& info);
+int run_coll_main(int argc, char** argv, const rt::ModelInfo& info, const DeviceHooks* hooks = nullptr);
 
 }  // namespace fluidc::coll

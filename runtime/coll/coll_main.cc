@@ -55,7 +55,7 @@ void print_help(const char* argv0) {
 
 }  // namespace
 
-int run_coll_main(int argc, char** argv, const rt::ModelInfo& info) {
+int run_coll_main(int argc, char** argv, const rt::ModelInfo& info, const DeviceHooks* hooks) {
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--version") == 0) return rt::run_model_main(argc, argv, info);
   if (rt::wants_help(argc, argv)) {
@@ -70,6 +70,7 @@ int run_coll_main(int argc, char** argv, const rt::ModelInfo& info) {
     check_launch(v);
     if (!info.is_trainer) rt::fail(fmt::format("{} holds collective ops but is not a training program", info.program));
     check_same_program(info.program, info.program_sha256);
+    if (hooks && hooks->start) hooks->start();
     std::string shard;
     if (comm_size() > 1) {
       shard = fmt::format("--shard={}/{}", comm_rank(), comm_size());
@@ -90,7 +91,11 @@ int run_coll_main(int argc, char** argv, const rt::ModelInfo& info) {
     rc = 3;
   }
   // A failed rank takes the job down at once (the others may be waiting for it in a collective).
-  if (rc != 0) abort_comm(rc);
+  if (rc != 0) {
+    if (hooks && hooks->abort) hooks->abort();
+    abort_comm(rc);
+  }
+  if (hooks && hooks->finish) hooks->finish();
   finalize_comm();
   return 0;
 }

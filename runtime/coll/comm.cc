@@ -40,13 +40,9 @@ struct State {
 };
 State g;
 
-// What a collective in flight is, for the watchdog's message (formatted only
-// when it fires: arming costs no allocation).
-struct Call {
-  const char* op = "";
-  int ring_id = -1;    ///< -1: not a ring op (the program check)
-  int64_t count = 0;   ///< elements (all-reduce), or the root (broadcast)
-};
+// What a collective in flight is (CallInfo), for the watchdog's message
+// (formatted only when it fires: arming costs no allocation).
+using Call = CallInfo;
 
 std::string describe(const Call& c) {
   if (c.ring_id < 0) return c.op;
@@ -91,11 +87,7 @@ class Watchdog {
       }
       const uint64_t gen = generation_;
       if (cv_.wait_until(lock, deadline_, [&] { return stop_ || !armed_ || generation_ != gen; })) continue;
-      std::fprintf(stderr,
-                   "error: rank %d of %d: %s waited over %lld ms for the other ranks: one of them is dead or stuck "
-                   "(raise FLUIDC_DIST_TIMEOUT_MS / --dist-timeout-ms for slow steps)\n",
-                   g.rank, g.size, describe(call_).c_str(), static_cast<long long>(bound_ms_));
-      std::fflush(stderr);
+      print_stuck(call_, bound_ms_);
       _exit(1);  // not exit(): the main thread is inside MPI; mpirun ends the other ranks
     }
   }
@@ -109,17 +101,6 @@ class Watchdog {
   uint64_t generation_ = 0;
 };
 Watchdog g_watchdog;
-
-// Arms the watchdog for one call. Up to the end of the first all-reduce (the
-// program check, the startup's broadcasts, step 1) ranks may be apart by their
-// start-up and data loading: the longer bound; every later call the shorter.
-class Bounded {
- public:
-  explicit Bounded(const Call& call) {
-    g_watchdog.arm(call, g.first_done ? g.config.timeout_ms : g.config.first_timeout_ms);
-  }
-  ~Bounded() { g_watchdog.disarm(); }
-};
 
 void check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
@@ -151,6 +132,33 @@ void copy_into(const rt::Tensor& x, rt::Tensor& out) {
 }
 
 }  // namespace
+
+// Arms the watchdog for one call. Up to the end of the first all-reduce (the
+// program check, the startup's broadcasts, step 1) ranks may be apart by their
+// start-up and data loading: the longer bound; every later call the shorter.
+Bounded::Bounded(const CallInfo& call, int64_t bound_ms) {
+  g_watchdog.arm(call, bound_ms >= 0 ? bound_ms : collective_bound_ms());
+}
+Bounded::~Bounded() { g_watchdog.disarm(); }
+
+int64_t collective_bound_ms() { return g.first_done ? g.config.timeout_ms : g.config.first_timeout_ms; }
+void first_allreduce_done() { g.first_done = true; }
+
+void print_stuck(const CallInfo& call, int64_t bound_ms) {
+  std::fprintf(stderr,
+               "error: rank %d of %d: %s waited over %lld ms for the other ranks: one of them is dead or stuck "
+               "(raise FLUIDC_DIST_TIMEOUT_MS / --dist-timeout-ms for slow steps)\n",
+               g.rank, g.size, describe(call).c_str(), static_cast<long long>(bound_ms));
+  std::fflush(stderr);
+}
+
+void check_job_size(const char* op, int nranks) {
+  need_comm(op);
+  if (nranks > 0 && nranks != g.size)
+    rt::fail(fmt::format("this program was split for {} ranks (`fluidc opt --collective --nranks {}`) but the job has "
+                         "{} (mpirun -np): its loss is scaled by 1/{}, so the gradients would be wrong",
+                         nranks, nranks, g.size, nranks));
+}
 
 void init_comm(const CommConfig& c) {
   if (g.up) return;
@@ -206,11 +214,7 @@ void check_same_program(const char* program, const char* sha256) {
 }
 
 void allreduce_sum(const rt::Tensor& x, rt::Tensor& out, int ring_id, int nranks) {
-  need_comm("c_allreduce_sum");
-  if (nranks > 0 && nranks != g.size)
-    rt::fail(fmt::format("this program was split for {} ranks (`fluidc opt --collective --nranks {}`) but the job has "
-                         "{} (mpirun -np): its loss is scaled by 1/{}, so the gradients would be wrong",
-                         nranks, nranks, g.size, nranks));
+  check_job_size("c_allreduce_sum", nranks);
   if (!x.initialized()) rt::fail("c_allreduce_sum: X holds no value");
   const MPI_Datatype type = sum_type(x.dtype());
   if (type == MPI_DATATYPE_NULL)
@@ -221,7 +225,7 @@ void allreduce_sum(const rt::Tensor& x, rt::Tensor& out, int ring_id, int nranks
   Bounded bound(Call{"c_allreduce_sum", ring_id, out.numel()});
   check(MPI_Allreduce(MPI_IN_PLACE, out.raw(), static_cast<int>(out.numel()), type, MPI_SUM, MPI_COMM_WORLD),
         "MPI_Allreduce (c_allreduce_sum)");
-  g.first_done = true;
+  first_allreduce_done();
 }
 
 void broadcast(const rt::Tensor& x, rt::Tensor& out, int root, int ring_id) {

@@ -18,6 +18,34 @@ int comm_size();
 /// Fails (on every rank) unless every rank runs the program with this sha256:
 /// ranks of different splits would all-reduce mismatched tensors.
 void check_same_program(const char* program, const char* sha256);
+/// Fails unless the job has the ranks the program was split for (`nranks`;
+/// 0: unknown, not checked): its loss gradient is scaled by 1/nranks.
+void check_job_size(const char* op, int nranks);
+
+/// A collective in flight, for the timeout message.
+struct CallInfo {
+  const char* op = "";
+  int ring_id = -1;    ///< -1: not a ring op (the program check, set-up)
+  int64_t count = 0;   ///< elements (all-reduce), or the root (broadcast)
+};
+/// The bound on the next collective: the connect bound up to the end of the
+/// first all-reduce, then --dist-timeout-ms.
+int64_t collective_bound_ms();
+/// The first all-reduce has finished: later collectives get the shorter bound.
+void first_allreduce_done();
+/// Prints "error: rank R of N: <call> waited over <ms> ms for the other ranks..." (does not exit).
+void print_stuck(const CallInfo& call, int64_t bound_ms);
+/// Arms the watchdog thread for one blocking call: still inside it after
+/// `bound_ms` (default: collective_bound_ms()), the process prints
+/// print_stuck's message and exits 1.
+class Bounded {
+ public:
+  explicit Bounded(const CallInfo& call, int64_t bound_ms = -1);
+  ~Bounded();
+  Bounded(const Bounded&) = delete;
+  Bounded& operator=(const Bounded&) = delete;
+};
+
 /// MPI_Finalize after a clean run.
 void finalize_comm();
 /// After an error on this rank: MPI_Abort, so mpirun ends every other rank at

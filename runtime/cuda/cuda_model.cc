@@ -338,9 +338,7 @@ void CudaModel::sync_to_host() {
   check(cudaStreamSynchronize(ctx_.stream), "copying persistables to the host");
 }
 
-namespace {
-
-void print_stats() {
+void print_cuda_stats() {
   const Stats& s = stats();
   std::fprintf(stderr,
                "cuda-stats: %lld steps, %lld graph launches (%lld captures), %lld kernel launches issued, "
@@ -354,11 +352,8 @@ void print_stats() {
                s.graph_launches && s.last_step_launches == 0 ? " (a graph replay)" : "");
 }
 
-}  // namespace
-
-int run_cuda_model_main(int argc, char** argv, const rt::ModelInfo& info) {
-  std::vector<char*> rest = {argv[0]};
-  bool info_only = false, help = false;
+int take_cuda_flags(int argc, char** argv, std::vector<char*>& rest) {
+  rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--no-cuda-graph") {
@@ -380,42 +375,60 @@ int run_cuda_model_main(int argc, char** argv, const rt::ModelInfo& info) {
         return 2;
       }
       options().device = static_cast<int>(d);
+      options().device_given = true;
     } else {
-      if (a == "--help" || a == "-h" || a == "--version") info_only = true;
-      if (a == "--help" || a == "-h") help = true;
       rest.push_back(argv[i]);
     }
   }
-  rest.push_back(nullptr);
-  const int n = static_cast<int>(rest.size()) - 1;
-  if (info_only) {
-    const int rc = rt::run_model_main(n, rest.data(), info);
-    if (help) {
-      std::printf("\nCUDA (this binary was built with --target cuda):\n"
-                  "  --device N          the CUDA device to run on (default 0)\n"
-                  "  --no-cuda-graph     run every step's kernels eagerly instead of replaying a captured graph\n"
-                  "  --feeds-from-host   copy each training batch up from host memory (default: the data set\n"
-                  "                      is kept on the device when it fits and batches are gathered there)\n"
-                  "  --cuda-stats        at exit, print graph launches, kernel launches, cudaMalloc calls and\n"
-                  "                      host-run ops to stderr\n");
-    }
-    return rc;
-  }
+  return 0;
+}
+
+void print_cuda_help() {
+  std::printf("\nCUDA (this binary was built with --target cuda):\n"
+              "  --device N          the CUDA device to run on (default 0)\n"
+              "  --no-cuda-graph     run every step's kernels eagerly instead of replaying a captured graph\n"
+              "  --feeds-from-host   copy each training batch up from host memory (default: the data set\n"
+              "                      is kept on the device when it fits and batches are gathered there)\n"
+              "  --cuda-stats        at exit, print graph launches, kernel launches, cudaMalloc calls and\n"
+              "                      host-run ops to stderr\n");
+}
+
+int check_cuda_device(const char* argv0) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
     std::fprintf(stderr, "%s: no CUDA device (%s): this binary was built with --target cuda and needs an NVIDIA GPU; "
                  "exiting with 77 (skipped)\n",
-                 argv[0], e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+                 argv0, e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     return 77;
   }
   if (options().device >= count) {
-    std::fprintf(stderr, "%s: error: --device %d, but this machine has %d CUDA device%s\n", argv[0],
+    std::fprintf(stderr, "%s: error: --device %d, but this machine has %d CUDA device%s\n", argv0,
                  options().device, count, count == 1 ? "" : "s");
     return 2;
   }
+  return 0;
+}
+
+int run_cuda_model_main(int argc, char** argv, const rt::ModelInfo& info) {
+  std::vector<char*> rest;
+  if (const int rc = take_cuda_flags(argc, argv, rest)) return rc;
+  bool info_only = false, help = false;
+  for (size_t i = 1; i < rest.size(); ++i) {
+    const std::string a = rest[i];
+    if (a == "--help" || a == "-h" || a == "--version") info_only = true;
+    if (a == "--help" || a == "-h") help = true;
+  }
+  rest.push_back(nullptr);
+  const int n = static_cast<int>(rest.size()) - 1;
+  if (info_only) {
+    const int rc = rt::run_model_main(n, rest.data(), info);
+    if (help) print_cuda_help();
+    return rc;
+  }
+  if (const int rc = check_cuda_device(argv[0])) return rc;
   const int rc = rt::run_model_main(n, rest.data(), info);
-  if (options().stats) print_stats();
+  if (options().stats) print_cuda_stats();
   return rc;
 }
 

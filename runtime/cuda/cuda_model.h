@@ -29,6 +29,7 @@ class DeviceFeed;
 /// Process-wide settings from the binary's command line (run_cuda_model_main).
 struct Options {
   int device = 0;          ///< --device N
+  bool device_given = false;  ///< --device was on the command line
   bool graphs = true;      ///< --no-cuda-graph turns capture off
   bool stats = false;      ///< --cuda-stats: print the counters below at exit
   bool device_feeds = true;  ///< --feeds-from-host: copy each batch up instead (device_feeds.h)
@@ -168,6 +169,18 @@ class CudaModel : public rt::Model {
   bool last_eager_clean_ = false;  ///< the previous step ran eagerly, allocated nothing, same feeds
   std::vector<std::unique_ptr<DeviceFeed>> device_feeds_;  ///< per feed, made by gather_feed
 };
+
+/// Takes the CUDA flags (--device N, --no-cuda-graph, --feeds-from-host,
+/// --cuda-stats; --profile is also passed on) into options(); argv[0] and
+/// every other argument go to `rest`. 0, or 2 after printing a bad flag.
+int take_cuda_flags(int argc, char** argv, std::vector<char*>& rest);
+/// The CUDA flags' part of --help.
+void print_cuda_help();
+/// 0 when options().device exists; else prints why and returns 77 (no CUDA
+/// device: CTest's skip code) or 2 (no such device).
+int check_cuda_device(const char* argv0);
+/// --cuda-stats: the counters (stats()) on stderr.
+void print_cuda_stats();
 
 /// main() of a CUDA binary: takes --device N, --no-cuda-graph and
 /// --cuda-stats, returns 77 with a clear message when there is no CUDA

@@ -11,6 +11,13 @@ Standard library only (no NumPy, no Paddle, no MPI bindings); reuses run_job.py'
          those checkpoints (--resume) has, on every rank, the losses of an uninterrupted job, bit for bit.
   fault  dist.collective_fault: kill -9 of rank 1 makes mpirun end the job non-zero within 10 s
          naming rank 1; a stopped rank (SIGSTOP) makes rank 0's watchdog fail the job within its bound.
+With --target cuda (test/cuda: cuda_build_collective*, cuda_run_collective_*), the collective binaries are built
+for the CUDA target (NCCL on the GPUs) and the single process stays a CPU one: mode `links` builds and checks that
+the collective binary links NCCL and MPI and a CUDA binary without collective ops links neither, and that the
+collective binary refuses --device and exits 77 without a GPU (no GPU needed);
+train and fault need a GPU per rank (exit 77, skipped, otherwise). --ranks 1 (CUDA only: the one job one GPU can
+run) splits for 2 ranks and rewrites the loss gradient's 1/2 scale to 1, a program for one rank; it also checks
+that two ranks on one GPU are refused.
 With --netns (dist.netns_collective_2, dist.netns_collective_fault), every rank runs on a host of its own (a
 network namespace of netns.py) and mpirun on another, reaching them through netns_agent.sh as it would through
 ssh; MPI's out-of-band and tcp transports use only the namespaces' own addresses. Fault mode then also unplugs
@@ -61,11 +68,47 @@ def mpirun_cmd(mpirun, ranks_args, extra=()):
     return cmd
 
 
+def target_flags(a):
+    """The collective binaries' target (the single process is always a CPU one: the reference)."""
+    return ["--target", "cuda"] if a.target == "cuda" else []
+
+
+def one_rank_program(work):
+    """--ranks 1: the 2-rank split with its loss gradient scaled by 1 instead of 1/2 (the distribute pass splits
+    for 2 ranks at least); its all-reduces and broadcasts then run over a communicator of one."""
+    text = open(work + "/c.pbtxt").read()
+    one, n = re.subn(r'(name: "scale"\s*type: FLOAT\s*f: )0\.5\b', r"\g<1>1", text)
+    if n != 1:
+        fail("want one scale of 0.5 (the loss gradient's) in the 2-rank split, found %d" % n)
+    open(work + "/c.pbtxt", "w").write(one)
+
+
+def gpu_count():
+    """CUDA devices the driver shows (CUDA_VISIBLE_DEVICES applies); 0 without a driver."""
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    n = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(n)) != 0:
+        return 0
+    return n.value
+
+
 def build(a, work):
     run([a.fluidc, "opt", a.fixture + "/main.pdmodel", "--startup", a.fixture + "/startup.pdmodel",
-         "--passes=distribute", "--collective", "--nranks", str(a.ranks), "--startup-out", work + "/c.startup.pbtxt",
-         "-o", work + "/c.pbtxt"])
-    run([a.fluidc, "build", work + "/c.pbtxt", "--startup", work + "/c.startup.pbtxt", "-o", work + "/coll"])
+         "--passes=distribute", "--collective", "--nranks", str(max(a.ranks, 2)), "--startup-out",
+         work + "/c.startup.pbtxt", "-o", work + "/c.pbtxt"])
+    if a.ranks == 1:
+        one_rank_program(work)
+    run([a.fluidc, "build", work + "/c.pbtxt", "--startup", work + "/c.startup.pbtxt", "-o", work + "/coll"]
+        + target_flags(a))
+    if a.target == "cuda":  # a CUDA binary without collective ops: it must link neither NCCL nor MPI
+        run([a.fluidc, "build", a.fixture + "/main.pdmodel", "--startup", a.fixture + "/startup.pdmodel", "-o",
+             work + "/single_cuda", "--target", "cuda"])
+    if a.mode == "links":
+        return
     # The same trainer whose startup draws other initial values (random ops seeded 7, not 0): ranks
     # running it hold rank 0's values after startup only if c_broadcast works.
     text = open(work + "/c.startup.pbtxt").read()
@@ -73,16 +116,17 @@ def build(a, work):
     if other == text:
         fail("the fixture's startup has no random op with seed 0 to reseed")
     open(work + "/c.startup7.pbtxt", "w").write(other)
-    run([a.fluidc, "build", work + "/c.pbtxt", "--startup", work + "/c.startup7.pbtxt", "-o", work + "/coll7"])
+    run([a.fluidc, "build", work + "/c.pbtxt", "--startup", work + "/c.startup7.pbtxt", "-o", work + "/coll7"]
+        + target_flags(a))
     run([a.fluidc, "build", a.fixture + "/main.pdmodel", "--startup", a.fixture + "/startup.pdmodel", "-o",
          work + "/single"])
     # Another split (for one rank more): a rank running it beside the others is refused.
-    if getattr(a, "mode", "") == "train":
+    if getattr(a, "mode", "") == "train" and a.ranks > 1:
         run([a.fluidc, "opt", a.fixture + "/main.pdmodel", "--startup", a.fixture + "/startup.pdmodel",
              "--passes=distribute", "--collective", "--nranks", str(a.ranks + 1), "--startup-out",
              work + "/other.startup.pbtxt", "-o", work + "/other.pbtxt"])
         run([a.fluidc, "build", work + "/other.pbtxt", "--startup", work + "/other.startup.pbtxt", "-o",
-             work + "/coll_other"])
+             work + "/coll_other"] + target_flags(a))
 
 
 def data_args(work, batch=BATCH):
@@ -119,6 +163,26 @@ def check_links(work):
     print("links: the collective binary links MPI, the single-process one does not")
 
 
+def check_links_cuda(work):
+    """The CUDA collective binary links NCCL and MPI; a CUDA binary without collective ops neither (nor holds
+    their symbols or runtime/coll's)."""
+    def ldd(path):
+        return subprocess.run(["ldd", path], capture_output=True, text=True, timeout=60).stdout
+    coll, single = ldd(work + "/coll"), ldd(work + "/single_cuda")
+    for lib in ("libnccl", "libmpi"):
+        if lib not in coll:
+            fail("the CUDA collective binary does not link %s:\n%s" % (lib, coll))
+    if "nccl" in single or "mpi" in single:
+        fail("the CUDA binary without collective ops links NCCL or MPI:\n" + single)
+    syms = subprocess.run(["nm", "-C", work + "/single_cuda"], capture_output=True, text=True, timeout=60).stdout
+    if "MPI_" in syms or "nccl" in syms or "fluidc::coll" in syms:
+        fail("the CUDA binary without collective ops holds MPI, NCCL or runtime/coll symbols")
+    syms = subprocess.run(["nm", "-C", work + "/coll"], capture_output=True, text=True, timeout=60).stdout
+    if "fluidc::coll::nccl_allreduce_sum" not in syms:
+        fail("the CUDA collective binary does not call runtime/coll's NCCL all-reduce")
+    print("links: the CUDA collective binary links NCCL and MPI, the CUDA binary without collective ops neither")
+
+
 def check_misuse(a, work):
     """Launch mistakes: clear errors, non-zero exit, no hang."""
     cases = [
@@ -126,10 +190,15 @@ def check_misuse(a, work):
          "PADDLE_TRAINERS_NUM / --trainers is %d but the MPI job has %d ranks" % (a.ranks + 1, a.ranks)),
         (lambda r: ["--steps", "1", "--trainer-id", str(a.ranks - 1 - r)], None, "but this process is MPI rank"),
     ]
+    if a.ranks == 1:  # one rank is always rank 0 of a job of its program's size: only the first mistake applies
+        cases = cases[:1]
     for per_rank, env, want in cases:
         rc, out = job(a, work, per_rank, env=env)
         if rc == 0 or want not in out:
             fail("want a non-zero exit and '%s', got %d:\n%s" % (want, rc, out[-3000:]))
+    if a.ranks == 1:
+        print("misuse: a launch mistake refused with a clear error")
+        return
     # The program was split for a.ranks ranks: a job of another size would average wrongly.
     cmd = mpirun_cmd(a.mpirun, [[work + "/coll"] + data_args(work) + ["--steps", "1"]])
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -170,7 +239,10 @@ def check_placement(a):
 def mode_train(a, work):
     if HOSTS:
         check_placement(a)
-    check_links(work)
+    if a.target == "cuda":
+        check_links_cuda(work)
+    else:
+        check_links(work)
     check_misuse(a, work)
     # Job 1: no steps. Ranks other than 0 run the reseeded startup, so only the broadcast makes their
     # values rank 0's; each saves what it holds. Rank 0's values are where the single process starts.
@@ -220,8 +292,48 @@ def mode_train(a, work):
         if got_names != names:
             fail("rank %d saved %s, the single process %s" % (r, got_names, names))
     check_params(work, names, a.ranks, "rank", TOL)
-    print("PASS: %d steps on %d ranks (mpirun, all-reduce) match one process at batch %d within %g"
-          % (a.steps, a.ranks, BATCH * a.ranks, TOL))
+    if a.target == "cuda" and a.ranks == 1:
+        check_shared_device(a, work)
+    print("PASS: %d steps on %d ranks (mpirun, all-reduce%s) match one process at batch %d within %g"
+          % (a.steps, a.ranks, ", NCCL on CUDA" if a.target == "cuda" else "", BATCH * a.ranks, TOL))
+
+
+def check_shared_device(a, work):
+    """--target cuda --ranks 1: two ranks given one GPU (CUDA_VISIBLE_DEVICES) are refused on every rank, naming
+    both, before any collective (NCCL does not support two ranks of one communicator on one device)."""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES=os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0])
+    cmd = mpirun_cmd(a.mpirun, [[work + "/coll"] + data_args(work) + ["--steps", "1"]] * 2)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    want = "ranks 0 and 1 would share CUDA device 0 of host"
+    if r.returncode == 0 or want not in r.stdout + r.stderr:
+        fail("two ranks on one GPU: want a non-zero exit and '%s', got %d:\n%s%s"
+             % (want, r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
+    print("shared device: two ranks on one GPU refused with a clear error")
+
+
+def check_cuda_main(work):
+    """run_nccl_main's refusals that need no GPU: --device (each rank chooses its own) and, without a GPU, exit 77
+    before joining an MPI job."""
+    r = subprocess.run([work + "/coll", "--device", "0"] + data_args(work) + ["--steps", "1"], capture_output=True,
+                       text=True, timeout=60)
+    if r.returncode != 2 or "a collective binary's ranks choose their devices" not in r.stderr:
+        fail("--device on a CUDA collective binary: want exit 2 and a clear error, got %d:\n%s" % (r.returncode,
+                                                                                               r.stderr))
+    if gpu_count() == 0:
+        r = subprocess.run([work + "/coll"] + data_args(work) + ["--steps", "1"], capture_output=True, text=True,
+                           timeout=60)
+        if r.returncode != 77 or "no CUDA device" not in r.stderr:
+            fail("without a GPU: want exit 77 and 'no CUDA device', got %d:\n%s" % (r.returncode, r.stderr))
+    print("main: --device refused%s" % (", exit 77 without a GPU" if gpu_count() == 0 else ""))
+
+
+def mode_links(a, work):
+    if a.target == "cuda":
+        check_links_cuda(work)
+        check_cuda_main(work)
+    else:
+        check_links(work)
+    print("PASS: links")
 
 
 def mode_resume(a, work):
@@ -367,7 +479,7 @@ def mode_fault(a, work):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["train", "resume", "fault"])
+    ap.add_argument("mode", choices=["train", "resume", "fault", "links"])
     ap.add_argument("--fluidc", required=True)
     ap.add_argument("--fixture", required=True)
     ap.add_argument("--work", required=True)
@@ -377,7 +489,17 @@ def main():
     ap.add_argument("--mpirun", default=shutil.which("mpirun"))
     ap.add_argument("--random-trials", type=int, default=0, help="fault: this many kills of a random rank instead")
     ap.add_argument("--netns", action="store_true", help="each rank on a host of its own (netns.py)")
+    ap.add_argument("--target", choices=["cpu", "cuda"], default="cpu",
+                    help="the collective binaries' target (cuda: NCCL on a GPU per rank)")
     a = ap.parse_args()
+    if a.ranks == 1 and (a.target != "cuda" or a.mode != "train"):
+        fail("--ranks 1 is for `train --target cuda` (the job one GPU can run)")
+    if a.mode == "links" and a.target == "cpu":
+        fail("mode links: the CPU build's links are checked by train")
+    if a.target == "cuda" and a.mode != "links" and gpu_count() < a.ranks:
+        print("SKIP: %d ranks need %d CUDA devices (NCCL refuses two ranks on one), this machine has %d"
+              % (a.ranks, a.ranks, gpu_count()))
+        sys.exit(77)
     if not a.mpirun:
         fail("mpirun not found")
     if a.netns and netns.available():
@@ -391,7 +513,7 @@ def main():
     try:
         if a.netns:
             HOSTS = netns.Hosts(["launcher"] + ["rank%d" % r for r in range(a.ranks)])
-        {"train": mode_train, "resume": mode_resume, "fault": mode_fault}[a.mode](a, a.work)
+        {"train": mode_train, "resume": mode_resume, "fault": mode_fault, "links": mode_links}[a.mode](a, a.work)
     finally:
         for p in procs:
             if p.poll() is None:
