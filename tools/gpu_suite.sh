@@ -5,7 +5,8 @@
 # `check` runs it there from the repository root, needing only bash, the CUDA driver, cuBLAS and python3
 # (with numpy, and PyTorch for the benchmark's peer).
 # usage: tools/gpu_suite.sh pack [BUILD_DIR]   (writes .gpu/pack.tar.xz; BUILD_DIR defaults to build)
-#        tools/gpu_suite.sh check [OUT_DIR]    (unpacks .gpu/pack.tar.xz, writes logs to OUT_DIR)
+#        tools/gpu_suite.sh check [OUT_DIR]    (unpacks .gpu/pack.tar.xz, writes logs to OUT_DIR; GPU_BENCH=0: no benchmark)
+#        tools/gpu_suite.sh bench [OUT_DIR]    (the benchmark alone)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -86,12 +87,20 @@ check() {
     echo "compute-sanitizer not found: memcheck not run"
   fi
   echo "gpu suite: $passed passed, $failed failed"
-  timeout 300 python3 bench/cuda_bench.py run "$stage/bench" --reps "${GPU_BENCH_REPS:-5}" --json "$out/cuda_bench.json" 2>&1 | tee "$out/cuda_bench.log" || true
+  # GPU_BENCH=0 leaves the benchmark out (a caller that runs other checks first, then the benchmark alone).
+  [ "${GPU_BENCH:-1}" = 0 ] || bench "$out"
   [ $failed -eq 0 ]
+}
+
+bench() {
+  local out=${1:-.gpu/out}
+  [ -d .gpu/stage/bench ] || xz -dc .gpu/pack.tar.xz | tar -C .gpu -xf -
+  timeout 300 python3 bench/cuda_bench.py run .gpu/stage/bench --reps "${GPU_BENCH_REPS:-5}" --json "$out/cuda_bench.json" 2>&1 | tee "$out/cuda_bench.log" || true
 }
 
 case $mode in
   pack) shift; pack "$@" ;;
   check) shift; check "$@" ;;
-  *) echo "usage: tools/gpu_suite.sh pack [BUILD_DIR] | check [OUT_DIR]" >&2; exit 2 ;;
+  bench) shift; bench "$@" ;;
+  *) echo "usage: tools/gpu_suite.sh pack [BUILD_DIR] | check [OUT_DIR] | bench [OUT_DIR]" >&2; exit 2 ;;
 esac
