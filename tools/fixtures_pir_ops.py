@@ -683,6 +683,29 @@ def gather_tree_case(r):
         [r.integers(0, 40, [5, 2, 3]).astype("int64"), r.integers(0, 3, [5, 2, 3]).astype("int64")]
 
 
+@case("rpn_proposals")
+def rpn_proposals_case(r):
+    sizes, h, w = (16.0, 40.0, 96.0), 4, 5
+    anchors = np.zeros([h, w, len(sizes), 4], "float32")
+    for y in range(h):
+        for x in range(w):
+            for k, s in enumerate(sizes):
+                anchors[y, x, k] = [x * 16 + 8 - s / 2, y * 16 + 8 - s / 2, x * 16 + 8 + s / 2, y * 16 + 8 + s / 2]
+
+    class Rpn(nn.Layer):  # a two-stage detector's proposals: RPN boxes, then their FPN levels
+        def forward(self, scores, deltas, im_shape):
+            a = paddle.to_tensor(anchors)
+            v = paddle.ones_like(a)
+            rois, probs, num = paddle.vision.ops.generate_proposals(scores, deltas, im_shape, a, v, pre_nms_top_n=40,
+                                                                    post_nms_top_n=16, return_rois_num=True)
+            multi, restore, nums = paddle.vision.ops.distribute_fpn_proposals(rois, 2, 5, 4, 24, rois_num=num)
+            return (rois, probs, num, restore) + tuple(multi) + tuple(nums)
+
+    return Rpn(), [spec("scores", [2, 3, h, w]), spec("deltas", [2, 12, h, w]), spec("im_shape", [2, 2])], \
+        [uniform(r, [2, 3, h, w], 0.01, 0.99), uniform(r, [2, 12, h, w], -0.6, 0.6),
+         np.array([[64, 80], [50, 60]], "float32")]
+
+
 # --------------------------------------------------------------------------
 # saving, running the saved model, recording
 # --------------------------------------------------------------------------

@@ -283,6 +283,10 @@ const Spec kSpecs[] = {
     // Paddle 3.3.1 cannot build beam_search_decode in a PIR program (it refuses tensor-array operands): no row.
     {"viterbi_decode", "viterbi_decode", "Input Transition Length", "Scores Path"},
     {"gather_tree", "gather_tree", "Ids Parents", "Out"},
+    {"generate_proposals", "generate_proposals_v2", "Scores BboxDeltas ImShape Anchors Variances",
+     "RpnRois RpnRoiProbs RpnRoisNum", "pre_nms_top_n=pre_nms_topN post_nms_top_n=post_nms_topN"},
+    {"distribute_fpn_proposals", "distribute_fpn_proposals", "FpnRois RoisNum",
+     "MultiFpnRois MultiLevelRoIsNum RestoreIndex"},
     {"beam_search", "beam_search", "pre_ids pre_scores ids scores", "selected_ids selected_scores parent_idx"},
     {"is_empty", "is_empty", "X", "Out"},
 };
