@@ -4,6 +4,7 @@
 // (kernels/beam_search.h) write their outputs' two-level LoD themselves, so
 // share_lod stays empty. Paddle has no gradient for either.
 #include "compiler/ops/attr_struct.h"
+#include "compiler/ops/known_type.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/beam_search.h"
@@ -14,14 +15,6 @@ namespace {
 constexpr int64_t kRunTime = -1;
 constexpr auto kArray = pb::VarType::LOD_TENSOR_ARRAY;
 
-TensorType run_time_rows(pb::VarType::Type dtype, std::vector<int64_t> dims) {
-  TensorType t;
-  t.known = true;
-  t.dtype = dtype;
-  t.dims = std::move(dims);
-  return t;
-}
-
 // selected_ids [n, 1] int64, selected_scores [n, 1] like scores, parent_idx [n] int32.
 void infer_beam_search(ShapeCtx& c) {
   const TensorType& scores = c.input("scores");
@@ -30,16 +23,16 @@ void infer_beam_search(ShapeCtx& c) {
     c.error("beam_search: scores must be [rows, candidates], got " + scores.str());
     return;
   }
-  c.set_output("selected_ids", run_time_rows(pb::VarType::INT64, {kRunTime, 1}));
-  c.set_output("selected_scores", run_time_rows(scores.dtype, {kRunTime, 1}));
-  if (c.has_output("parent_idx")) c.set_output("parent_idx", run_time_rows(pb::VarType::INT32, {kRunTime}));
+  c.set_output("selected_ids", known_type(pb::VarType::INT64, {kRunTime, 1}));
+  c.set_output("selected_scores", known_type(scores.dtype, {kRunTime, 1}));
+  if (c.has_output("parent_idx")) c.set_output("parent_idx", known_type(pb::VarType::INT32, {kRunTime}));
 }
 
 // SentenceIds [words] int64, SentenceScores [words] like the Scores elements.
 void infer_beam_search_decode(ShapeCtx& c) {
   const TensorType& scores = c.input("Scores");
-  c.set_output("SentenceIds", run_time_rows(pb::VarType::INT64, {kRunTime}));
-  if (scores.known) c.set_output("SentenceScores", run_time_rows(scores.dtype, {kRunTime}));
+  c.set_output("SentenceIds", known_type(pb::VarType::INT64, {kRunTime}));
+  if (scores.known) c.set_output("SentenceScores", known_type(scores.dtype, {kRunTime}));
 }
 
 // Out like Ids [steps, batch, beam]; Parents of the same shape.

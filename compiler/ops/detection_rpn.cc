@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "compiler/ops/attr_struct.h"
+#include "compiler/ops/known_type.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/detection_rpn.h"
@@ -15,14 +16,6 @@ namespace {
 using kernels::DistributeFpnProposalsAttrs;
 using kernels::GenerateProposalsAttrs;
 
-TensorType typed(pb::VarType::Type dtype, std::vector<int64_t> dims) {
-  TensorType t;
-  t.known = true;
-  t.dtype = dtype;
-  t.dims = std::move(dims);
-  return t;
-}
-
 // RpnRois [-1, 4] and RpnRoiProbs [-1, 1] like Scores; RpnRoisNum [N] int32.
 void infer_generate_proposals(ShapeCtx& c) {
   const TensorType& s = c.input("Scores");
@@ -31,9 +24,9 @@ void infer_generate_proposals(ShapeCtx& c) {
     c.error("generate_proposals_v2: Scores must be [N, A, H, W], got " + s.str());
     return;
   }
-  c.set_output("RpnRois", typed(s.dtype, {-1, 4}));
-  c.set_output("RpnRoiProbs", typed(s.dtype, {-1, 1}));
-  if (c.has_output("RpnRoisNum")) c.set_output("RpnRoisNum", typed(pb::VarType::INT32, {s.dims[0]}));
+  c.set_output("RpnRois", known_type(s.dtype, {-1, 4}));
+  c.set_output("RpnRoiProbs", known_type(s.dtype, {-1, 1}));
+  if (c.has_output("RpnRoisNum")) c.set_output("RpnRoisNum", known_type(pb::VarType::INT32, {s.dims[0]}));
 }
 
 // One MultiFpnRois [-1, 4] per level, RestoreIndex [boxes, 1] int32, MultiLevelRoIsNum [images] int32.
@@ -54,12 +47,12 @@ void infer_distribute_fpn_proposals(ShapeCtx& c) {
                         a.min_level, a.max_level, levels, outs));
     return;
   }
-  c.set_output("MultiFpnRois", typed(r.dtype, {-1, 4}));
-  c.set_output("RestoreIndex", typed(pb::VarType::INT32, {r.dims[0], 1}));
+  c.set_output("MultiFpnRois", known_type(r.dtype, {-1, 4}));
+  c.set_output("RestoreIndex", known_type(pb::VarType::INT32, {r.dims[0], 1}));
   const int64_t images = c.has_input("RoisNum") && c.input("RoisNum").known && !c.input("RoisNum").dims.empty()
                              ? c.input("RoisNum").dims[0]
                              : -1;
-  if (c.has_output("MultiLevelRoIsNum")) c.set_output("MultiLevelRoIsNum", typed(pb::VarType::INT32, {images}));
+  if (c.has_output("MultiLevelRoIsNum")) c.set_output("MultiLevelRoIsNum", known_type(pb::VarType::INT32, {images}));
 }
 
 }  // namespace
