@@ -228,31 +228,38 @@ void allreduce_sum(const rt::Tensor& x, rt::Tensor& out, int ring_id, int nranks
   first_allreduce_done();
 }
 
-void broadcast(const rt::Tensor& x, rt::Tensor& out, int root, int ring_id) {
+TensorHeader broadcast_header(int root, int ring_id, bool holds, rt::DType dtype, const rt::Shape& shape) {
   need_comm("c_broadcast");
   if (root < 0 || root >= g.size)
     rt::fail(fmt::format("c_broadcast: root {} is not a rank of this job (0..{})", root, g.size - 1));
-  Bounded bound(Call{"c_broadcast", ring_id, root});
-  // Header first: dtype, rank, dims. Every rank learns the root's type.
+  // dtype, rank, dims: every rank learns the root's type.
   constexpr int kMaxRank = rt::Shape::kMaxRank;
   int64_t head[2 + kMaxRank] = {};
   if (g.rank == root) {
-    if (!x.initialized()) rt::fail("c_broadcast: X holds no value on the root rank");
-    head[0] = static_cast<int64_t>(x.dtype());
-    head[1] = x.rank();
-    for (int i = 0; i < x.rank(); ++i) head[2 + i] = x.dim(i);
+    head[0] = static_cast<int64_t>(dtype);
+    head[1] = shape.rank;
+    for (int i = 0; i < shape.rank; ++i) head[2 + i] = shape[i];
   }
-  check(MPI_Bcast(head, 2 + kMaxRank, MPI_INT64_T, root, MPI_COMM_WORLD), "MPI_Bcast (c_broadcast header)");
+  {
+    Bounded bound(Call{"c_broadcast", ring_id, root});
+    check(MPI_Bcast(head, 2 + kMaxRank, MPI_INT64_T, root, MPI_COMM_WORLD), "MPI_Bcast (c_broadcast header)");
+  }
   if (head[1] < 0 || head[1] > kMaxRank || !rt::dtype_is_valid(static_cast<int32_t>(head[0])))
     rt::fail("c_broadcast: the root sent a malformed header");
-  const rt::Shape shape = rt::Shape::from(head + 2, static_cast<int>(head[1]));
-  const auto dtype = static_cast<rt::DType>(head[0]);
-  if (g.rank != root && x.initialized() && (x.dtype() != dtype || x.shape() != shape))
-    rt::fail(fmt::format("c_broadcast: rank {} holds {}{} but root {} sends {}{}", g.rank, rt::dtype_name(x.dtype()),
-                         x.shape().str(), root, rt::dtype_name(dtype), shape.str()));
+  TensorHeader sent{static_cast<rt::DType>(head[0]), rt::Shape::from(head + 2, static_cast<int>(head[1]))};
+  if (g.rank != root && holds && (dtype != sent.dtype || shape != sent.shape))
+    rt::fail(fmt::format("c_broadcast: rank {} holds {}{} but root {} sends {}{}", g.rank, rt::dtype_name(dtype),
+                         shape.str(), root, rt::dtype_name(sent.dtype), sent.shape.str()));
+  return sent;
+}
+
+void broadcast(const rt::Tensor& x, rt::Tensor& out, int root, int ring_id) {
+  if (comm_up() && g.rank == root && !x.initialized()) rt::fail("c_broadcast: X holds no value on the root rank");
+  const TensorHeader sent = broadcast_header(root, ring_id, x.initialized(), x.dtype(), x.shape());
   if (g.rank == root) copy_into(x, out);
-  else out.resize(shape, dtype);
+  else out.resize(sent.shape, sent.dtype);
   if (out.nbytes() > INT32_MAX) rt::fail("c_broadcast: more than 2^31-1 bytes in one tensor");
+  Bounded bound(Call{"c_broadcast", ring_id, root});
   check(MPI_Bcast(out.raw(), static_cast<int>(out.nbytes()), MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast (c_broadcast)");
 }
 

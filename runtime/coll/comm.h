@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "runtime/tensor.h"
+
 namespace fluidc::coll {
 
 struct CommConfig {
@@ -21,6 +23,16 @@ void check_same_program(const char* program, const char* sha256);
 /// Fails unless the job has the ranks the program was split for (`nranks`;
 /// 0: unknown, not checked): its loss gradient is scaled by 1/nranks.
 void check_job_size(const char* op, int nranks);
+
+/// c_broadcast's first half, on the host over MPI (for the CPU and the NCCL
+/// op alike): checks `root`, sends the root's dtype and shape (`dtype`,
+/// `shape` there) to every rank, and fails on a rank that holds a tensor
+/// (`holds`) of another type or shape, naming both. Returns the root's.
+struct TensorHeader {
+  rt::DType dtype;
+  rt::Shape shape;
+};
+TensorHeader broadcast_header(int root, int ring_id, bool holds, rt::DType dtype, const rt::Shape& shape);
 
 /// A collective in flight, for the timeout message.
 struct CallInfo {

@@ -7,7 +7,6 @@
 // waited for on the host (nccl::wait: the timeout), so a step with one is
 // never captured into a CUDA graph (a replayed graph would wait unbounded).
 #include <fmt/format.h>
-#include <mpi.h>
 
 #include <cstdint>
 
@@ -71,33 +70,14 @@ void nccl_allreduce_sum(const cu::DTensor& x, cu::DTensor& out, int ring_id, int
 }
 
 void nccl_broadcast(const cu::DTensor& x, cu::DTensor& out, int root, int ring_id) {
-  if (root < 0 || root >= comm_size())
-    rt::fail(fmt::format("c_broadcast: root {} is not a rank of this job (0..{})", root, comm_size() - 1));
   const CallInfo call{"c_broadcast", ring_id, root};
-  // Header first, on the host over MPI: dtype, rank, dims (a few bytes; every rank learns the root's type).
-  constexpr int kMaxRank = rt::Shape::kMaxRank;
-  int64_t head[2 + kMaxRank] = {};
-  if (comm_rank() == root) {
-    if (!x.dinit()) rt::fail("c_broadcast: X holds no value on the device of the root rank");
-    head[0] = static_cast<int64_t>(x.ddtype());
-    head[1] = x.dshape().rank;
-    for (int i = 0; i < x.dshape().rank; ++i) head[2 + i] = x.dshape()[i];
-  }
-  {
-    Bounded bound(call);
-    if (MPI_Bcast(head, 2 + kMaxRank, MPI_INT64_T, root, MPI_COMM_WORLD) != MPI_SUCCESS)
-      rt::fail(fmt::format("MPI_Bcast (c_broadcast header) failed on rank {} of {}", comm_rank(), comm_size()));
-  }
-  if (head[1] < 0 || head[1] > kMaxRank || !rt::dtype_is_valid(static_cast<int32_t>(head[0])))
-    rt::fail("c_broadcast: the root sent a malformed header");
-  const rt::Shape shape = rt::Shape::from(head + 2, static_cast<int>(head[1]));
-  const auto dtype = static_cast<rt::DType>(head[0]);
-  if (comm_rank() != root && x.dinit() && (x.ddtype() != dtype || x.dshape() != shape))
-    rt::fail(fmt::format("c_broadcast: rank {} holds {}{} but root {} sends {}{}", comm_rank(),
-                         rt::dtype_name(x.ddtype()), x.dshape().str(), root, rt::dtype_name(dtype), shape.str()));
+  if (comm_up() && comm_rank() == root && !x.dinit())
+    rt::fail("c_broadcast: X holds no value on the device of the root rank");
+  // The header (dtype and shape) on the host over MPI, as the CPU op sends it.
+  const TensorHeader sent = broadcast_header(root, ring_id, x.dinit(), x.ddtype(), x.dshape());
   cudaStream_t s = collective_stream();
   if (comm_rank() == root) copy_into(x, out, s);
-  else out.dresize(shape, dtype);
+  else out.dresize(sent.shape, sent.dtype);
   {
     Bounded bound(call);
     void* p = device_ptr(out);
