@@ -211,7 +211,7 @@ def check_misuse(a, work):
     want = "the ranks run different programs"
     if rc == 0 or want not in out:
         fail("ranks of different splits: want a non-zero exit and '%s', got %d:\n%s" % (want, rc, out[-3000:]))
-    # Ranks told to run different step counts: the one that stops first waits in MPI_Finalize, the others
+    # Ranks told to run different step counts: the one that stops first waits in the end-of-run barrier, the others
     # in an all-reduce; both bounded (1.5 s here), the job ends non-zero instead of hanging.
     rc, out = job(a, work, lambda r: ["--steps", str(10 + 10 * r), "--dist-timeout-ms", "1500"], bound=60)
     want = "waited over 1500 ms for the other ranks"
