@@ -10,11 +10,12 @@ records its output.
     output.npy Paddle's value of it
     meta.json  versions, program sha256, the output's summary
 
-  python3 tools/fixtures_real_models.py
+  python3 tools/fixtures_real_models.py [REFERENCE_NAME ...]   # all, or only those
 """
 
 import hashlib
 import json
+import sys
 
 import numpy as np
 
@@ -30,6 +31,11 @@ REAL = fl.FIXTURES / "real_models"
 MODELS = {
     "mobilenetv2.pdmodel": ("mobilenetv2", [1, 3, 224, 224]),
     "stnet__model__": ("stnet", [1, 7, 15, 224, 224]),
+    # PaddleOCR's published PP-OCRv4 detector, recogniser and the v2 direction classifier (free heights and
+    # widths: one size each here, small enough for a unit-test budget).
+    "ppocrv4_det.pdmodel": ("ppocrv4_det", [1, 3, 96, 128]),
+    "ppocrv4_rec.pdmodel": ("ppocrv4_rec", [1, 3, 48, 160]),
+    "ppocr_mobile_v2_cls.pdmodel": ("ppocr_mobile_v2_cls", [1, 3, 48, 192]),
 }
 
 
@@ -80,10 +86,11 @@ def write_reference(data, dims, ref_dir, program_path):
     print(f"== {fl.rel(ref_dir)}: {n} persistables, output {out.shape} in [{out.min():.4g}, {out.max():.4g}]")
 
 
-def main():
+def main(only=()):
     for model_file, (ref, dims) in MODELS.items():
-        reference(model_file, ref, dims)
+        if not only or ref in only:
+            reference(model_file, ref, dims)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -76,9 +76,14 @@ void ShapeCtx::merge_output(const std::string& slot, const std::string& name, co
     }
     TensorType had = cur;
     bool conflict = false;
+    // The inferred dims replace the declared ones, unknown ones included: a
+    // dim the rule cannot know depends on the feeds, and a VarDesc's number
+    // there is no evidence. Paddle's own compile-time rules multiply unknown
+    // dims (-1 * -1 = 1): PP-OCRv4's recogniser declares layer_norm's Mean
+    // [1] for X [-1, -1, 120], which planned 4 bytes for 40 floats.
     for (size_t d = 0; d < t.dims.size(); ++d) {
       conflict |= t.dims[d] >= 0 && cur.dims[d] >= 0 && t.dims[d] != cur.dims[d];
-      if (t.dims[d] >= 0) cur.dims[d] = t.dims[d];
+      cur.dims[d] = t.dims[d];
     }
     cur.dtype = t.dtype;
     if (!conflict) return;
