@@ -683,6 +683,15 @@ def gather_tree_case(r):
         [r.integers(0, 40, [5, 2, 3]).astype("int64"), r.integers(0, 3, [5, 2, 3]).astype("int64")]
 
 
+@case("atan2")
+def atan2_case(r):
+    class Angle(nn.Layer):  # the angle of (x, y) points, e.g. a pose or rotated-box head
+        def forward(self, y, x):
+            return paddle.atan2(y, x)
+
+    return Angle(), [spec("y", [None, 4]), spec("x", [None, 4])], [uniform(r, [3, 4], -2, 2), uniform(r, [3, 4], -2, 2)]
+
+
 @case("rpn_proposals")
 def rpn_proposals_case(r):
     sizes, h, w = (16.0, 40.0, 96.0), 4, 5

@@ -5,6 +5,7 @@
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/elementwise.h"
+#include "kernels/shapes/atan2.h"
 #include "kernels/shapes/lerp.h"
 
 namespace fluidc::ops {
@@ -48,6 +49,26 @@ void infer_lerp(ShapeCtx& c) {
   }
   TensorType out = x;
   out.dims = shape_rules::from_shape(os);
+  c.set_output("Out", out);
+}
+
+// atan2: X1's shape; fp32/fp64 keep their dtype, int32/int64 give fp64 (Paddle's rule).
+void infer_atan2(ShapeCtx& c) {
+  const TensorType& a = c.input("X1");
+  const TensorType& b = c.input("X2");
+  if (!a.known || !b.known) return;
+  if (a.dtype != b.dtype) {
+    c.error(fmt::format("X1 is {} but X2 is {}: atan2's operands must have one dtype", a.str(), b.str()));
+    return;
+  }
+  rt::Shape as, bs;
+  if (shape_rules::to_shape(c, a, as) && shape_rules::to_shape(c, b, bs))
+    if (std::string e = shapes::atan2_check(as, bs); !e.empty()) {
+      c.error(e);
+      return;
+    }
+  TensorType out = a;
+  if (a.dtype == pb::VarType::INT32 || a.dtype == pb::VarType::INT64) out.dtype = pb::VarType::FP64;
   c.set_output("Out", out);
 }
 
@@ -114,6 +135,11 @@ void add_elementwise_ops(std::vector<OpDef>& t) {
                  .in_place = std::string(name) == "add" ? kAddGradInPlace : std::vector<OpDef::InPlace>{}});
   }
   // lerp: three operands broadcast together; not fusable (three inputs).
+  // paddle.atan2: same-shape operands (Paddle does not broadcast them).
+  t.push_back({.type = "atan2", .family = "elementwise", .inputs = {{"X1"}, {"X2"}}, .outputs = {{"Out"}},
+               .grad = "atan2_grad", .infer_shape = infer_atan2});
+  t.push_back({.type = "atan2_grad", .family = "elementwise", .inputs = {{"X1"}, {"X2"}, {"Out@GRAD"}},
+               .outputs = {{"X1@GRAD", true}, {"X2@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
   t.push_back({.type = "lerp", .family = "elementwise", .inputs = {{"X"}, {"Y"}, {"Weight"}}, .outputs = {{"Out"}},
                .grad = "lerp_grad", .infer_shape = infer_lerp});
   t.push_back({.type = "lerp_grad", .family = "elementwise",
