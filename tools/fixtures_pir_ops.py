@@ -692,6 +692,16 @@ def atan2_case(r):
     return Angle(), [spec("y", [None, 4]), spec("x", [None, 4])], [uniform(r, [3, 4], -2, 2), uniform(r, [3, 4], -2, 2)]
 
 
+@case("logit_erfinv")
+def logit_erfinv_case(r):
+    class Probit(nn.Layer):  # logit of a probability, the inverse error function of a correlation
+        def forward(self, p, c):
+            return paddle.logit(p, eps=1e-3), paddle.erfinv(c)
+
+    return Probit(), [spec("p", [None, 5]), spec("c", [None, 5])], \
+        [uniform(r, [3, 5], 0.0, 1.0), uniform(r, [3, 5], -0.99, 0.99)]
+
+
 @case("rpn_proposals")
 def rpn_proposals_case(r):
     sizes, h, w = (16.0, 40.0, 96.0), 4, 5

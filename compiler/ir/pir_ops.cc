@@ -226,6 +226,8 @@ const Spec kSpecs[] = {
     {"rnn", "rnn", "Input PreState WeightList SequenceLength ~", "Out DropoutState State Reserve"},
     // math ops (h-ops-a): each row checked on a tools/fixtures_pir_ops.py case from Paddle 3.3.1
     {"atan2", "atan2", "X1 X2", "Out"},
+    {"logit", "logit", "X", "Out"},
+    {"erfinv", "erfinv", "X", "Out"},
     // detection
     {"yolo_box", "yolo_box", "X ImgSize", "Boxes Scores"},
     {"prior_box", "prior_box", "Input Image", "Boxes Variances"},
