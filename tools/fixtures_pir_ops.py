@@ -702,6 +702,16 @@ def logit_erfinv_case(r):
         [uniform(r, [3, 5], 0.0, 1.0), uniform(r, [3, 5], -0.99, 0.99)]
 
 
+@case("isclose")
+def isclose_case(r):
+    class Close(nn.Layer):  # a check of a prediction against a reference
+        def forward(self, a, b):
+            return paddle.isclose(a, b, rtol=1e-2, atol=1e-3), paddle.allclose(a, b, rtol=0.5, atol=0.5)
+
+    a = uniform(r, [3, 4])
+    return Close(), [spec("a", [None, 4]), spec("b", [None, 4])], [a, a + uniform(r, [3, 4], -0.02, 0.02)]
+
+
 @case("rpn_proposals")
 def rpn_proposals_case(r):
     sizes, h, w = (16.0, 40.0, 96.0), 4, 5

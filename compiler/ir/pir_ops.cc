@@ -228,6 +228,10 @@ const Spec kSpecs[] = {
     {"atan2", "atan2", "X1 X2", "Out"},
     {"logit", "logit", "X", "Out"},
     {"erfinv", "erfinv", "X", "Out"},
+    // PIR passes the tolerances as operands (full constants); they go in as the Rtol/Atol tensors, which the
+    // kernel prefers to the legacy string attributes.
+    {"isclose", "isclose", "Input Other Rtol Atol", "Out"},
+    {"allclose", "allclose", "Input Other Rtol Atol", "Out"},
     // detection
     {"yolo_box", "yolo_box", "X ImgSize", "Boxes Scores"},
     {"prior_box", "prior_box", "Input Image", "Boxes Variances"},
