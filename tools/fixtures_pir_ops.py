@@ -712,6 +712,27 @@ def isclose_case(r):
     return Close(), [spec("a", [None, 4]), spec("b", [None, 4])], [a, a + uniform(r, [3, 4], -0.02, 0.02)]
 
 
+@case("cum")
+def cum_case(r):
+    class Running(nn.Layer):  # running maxima / minima with their positions, a running log-sum-exp
+        def forward(self, x):
+            mx, imx = paddle.cummax(x, axis=1)
+            mn, imn = paddle.cummin(x, axis=0, dtype="int32")
+            return mx, imx, mn, imn, paddle.logcumsumexp(x, axis=-1)
+
+    return Running(), [spec("x", [None, 6])], [np.round(uniform(r, [4, 6], -3, 3))]
+
+
+@case("searchsorted")
+def searchsorted_case(r):
+    class Bucket(nn.Layer):  # bucketing values by sorted boundaries
+        def forward(self, v):
+            b = paddle.to_tensor(np.array([-1.0, -0.25, 0.0, 0.5, 0.5, 2.0], "float32"))
+            return paddle.searchsorted(b, v), paddle.searchsorted(b, v, out_int32=True, right=True)
+
+    return Bucket(), [spec("v", [None, 5])], [np.round(uniform(r, [3, 5], -2, 3) * 4) / 4]
+
+
 @case("rpn_proposals")
 def rpn_proposals_case(r):
     sizes, h, w = (16.0, 40.0, 96.0), 4, 5

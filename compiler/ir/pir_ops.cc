@@ -232,6 +232,10 @@ const Spec kSpecs[] = {
     // kernel prefers to the legacy string attributes.
     {"isclose", "isclose", "Input Other Rtol Atol", "Out"},
     {"allclose", "allclose", "Input Other Rtol Atol", "Out"},
+    {"cummax", "cummax", "x", "out indices"},
+    {"cummin", "cummin", "x", "out indices"},
+    {"logcumsumexp", "logcumsumexp", "X", "Out"},
+    {"searchsorted", "searchsorted", "SortedSequence Values", "Out"},
     // detection
     {"yolo_box", "yolo_box", "X ImgSize", "Boxes Scores"},
     {"prior_box", "prior_box", "Input Image", "Boxes Variances"},
