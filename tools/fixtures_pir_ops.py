@@ -733,6 +733,22 @@ def searchsorted_case(r):
     return Bucket(), [spec("v", [None, 5])], [np.round(uniform(r, [3, 5], -2, 3) * 4) / 4]
 
 
+@case("addmm")
+def addmm_case(r):
+    class Affine(nn.Layer):  # a bias row plus a scaled product
+        def __init__(self):
+            super().__init__()
+            self.w = self.create_parameter([6, 4])
+            self.b = self.create_parameter([1, 4])
+            self.w.set_value(uniform(r, [6, 4]))
+            self.b.set_value(uniform(r, [1, 4]))
+
+        def forward(self, x):
+            return paddle.addmm(self.b, x, self.w, beta=0.5, alpha=2.0)
+
+    return Affine(), [spec("x", [None, 6])], [uniform(r, [3, 6])]
+
+
 @case("rpn_proposals")
 def rpn_proposals_case(r):
     sizes, h, w = (16.0, 40.0, 96.0), 4, 5

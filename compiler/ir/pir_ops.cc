@@ -236,6 +236,7 @@ const Spec kSpecs[] = {
     {"cummin", "cummin", "x", "out indices"},
     {"logcumsumexp", "logcumsumexp", "X", "Out"},
     {"searchsorted", "searchsorted", "SortedSequence Values", "Out"},
+    {"addmm", "addmm", "Input X Y", "Out", "alpha=Alpha beta=Beta"},
     // detection
     {"yolo_box", "yolo_box", "X ImgSize", "Boxes Scores"},
     {"prior_box", "prior_box", "Input Image", "Boxes Variances"},
