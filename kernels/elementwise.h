@@ -95,6 +95,11 @@ void atan2(const Tensor& x1, const Tensor& x2, Tensor& out);
 /// (X1^2 + X2^2); fp32 and fp64 (Paddle has no integer gradient).
 void atan2_grad(const Tensor& x1, const Tensor& x2, const Tensor& out_grad, Tensor* x1_grad, Tensor* x2_grad);
 
+/// Fluid 1.x's minus: Out = X - Y for X and Y of one shape (no broadcasting,
+/// as Paddle's MinusOp), float32 only (all Paddle registers). Paddle's backward writes its gradient
+/// as two scale ops, so there is no minus_grad.
+void minus(const Tensor& x, const Tensor& y, Tensor& out);
+
 /// Out = X + Weight * (Y - X), the three broadcast together (numpy rule).
 /// fp32, fp64.
 void lerp(const Tensor& x, const Tensor& y, const Tensor& weight, Tensor& out);

@@ -176,6 +176,9 @@ struct FlipAttrs {
 /// Out = X with the order of elements reversed along each axis. Its
 /// gradient is flip again (Paddle emits a flip op). Any dtype.
 void flip(const Tensor& x, Tensor& out, const FlipAttrs& attrs);
+/// Fluid 1.x's reverse (fluid.layers.reverse): flip under its old name, its
+/// gradient a reverse of Out@GRAD, as Paddle's backward writes it.
+void reverse(const Tensor& x, Tensor& out, const FlipAttrs& attrs);
 
 /// Attributes of `tril_triu` (paddle.tril / paddle.triu).
 struct TrilTriuAttrs {

@@ -749,6 +749,15 @@ def addmm_case(r):
     return Affine(), [spec("x", [None, 6])], [uniform(r, [3, 6])]
 
 
+@case("reverse")
+def reverse_case(r):
+    class Backwards(nn.Layer):  # Fluid 1.x's reverse, as Paddle 3 still defines it (no Python API: its _C_ops)
+        def forward(self, x):
+            return paddle._C_ops.reverse(x, [0, -1])
+
+    return Backwards(), [spec("x", [None, 5])], [uniform(r, [3, 5])]
+
+
 @case("rpn_proposals")
 def rpn_proposals_case(r):
     sizes, h, w = (16.0, 40.0, 96.0), 4, 5

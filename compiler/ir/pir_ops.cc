@@ -237,6 +237,7 @@ const Spec kSpecs[] = {
     {"logcumsumexp", "logcumsumexp", "X", "Out"},
     {"searchsorted", "searchsorted", "SortedSequence Values", "Out"},
     {"addmm", "addmm", "Input X Y", "Out", "alpha=Alpha beta=Beta"},
+    {"reverse", "reverse", "X @axis", "Out"},
     // detection
     {"yolo_box", "yolo_box", "X ImgSize", "Boxes Scores"},
     {"prior_box", "prior_box", "Input Image", "Boxes Variances"},

@@ -1,4 +1,4 @@
-// compiler/ops/elementwise.cc - elementwise_add/sub/mul/div/max/min/... with Paddle's axis broadcasting, lerp, and grads.
+// compiler/ops/elementwise.cc - elementwise_add/sub/mul/div/max/min/... with Paddle's axis broadcasting, lerp, atan2, minus, and grads.
 #include <fmt/format.h>
 
 #include "compiler/ops/attr_struct.h"
@@ -72,6 +72,25 @@ void infer_atan2(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
+// minus: X's type; Y must match it (kernel rule: one shape, float32).
+void infer_minus(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  const TensorType& y = c.input("Y");
+  if (!x.known || !y.known) return;
+  bool same = x.dtype == y.dtype && x.dims.size() == y.dims.size();
+  for (size_t i = 0; same && i < x.dims.size(); ++i)
+    if (x.dims[i] >= 0 && y.dims[i] >= 0 && x.dims[i] != y.dims[i]) same = false;
+  if (!same) {
+    c.error(fmt::format("X is {} but Y is {}: minus takes one shape and dtype", x.str(), y.str()));
+    return;
+  }
+  if (x.dtype != pb::VarType::FP32) {
+    c.error(fmt::format("X is {}: minus is float32 only, as Paddle registers it", x.str()));
+    return;
+  }
+  c.set_output("Out", x);
+}
+
 }  // namespace
 
 void add_elementwise_ops(std::vector<OpDef>& t) {
@@ -140,6 +159,10 @@ void add_elementwise_ops(std::vector<OpDef>& t) {
                .grad = "atan2_grad", .infer_shape = infer_atan2});
   t.push_back({.type = "atan2_grad", .family = "elementwise", .inputs = {{"X1"}, {"X2"}, {"Out@GRAD"}},
                .outputs = {{"X1@GRAD", true}, {"X2@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+  // Fluid 1.x's minus (X - Y, same shapes). Paddle's backward writes scale ops for it, not a minus_grad,
+  // so it has no gradient rule here.
+  t.push_back({.type = "minus", .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
+               .infer_shape = infer_minus});
   t.push_back({.type = "lerp", .family = "elementwise", .inputs = {{"X"}, {"Y"}, {"Weight"}}, .outputs = {{"Out"}},
                .grad = "lerp_grad", .infer_shape = infer_lerp});
   t.push_back({.type = "lerp_grad", .family = "elementwise",

@@ -1,4 +1,4 @@
-// compiler/ops/tensor_manip_more.cc - split, stack, unstack, expand_v2, expand (Fluid 1.x), expand_as_v2, tile, shape, size, fill_constant_batch_size_like.
+// compiler/ops/tensor_manip_more.cc - flip and reverse (Fluid 1.x), tril_triu, split, stack, unstack, expand_v2, expand (Fluid 1.x), expand_as_v2, tile, shape, size, fill_constant_batch_size_like.
 #include <fmt/format.h>
 
 #include "compiler/ir/attrs.h"
@@ -300,6 +300,10 @@ void add_tensor_manip_more_ops(std::vector<OpDef>& t) {
   // flip's gradient is a flip of Out@GRAD (Paddle emits the same op type).
   t.push_back({.type = "flip", .family = f, .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = kernel_attrs<FlipAttrs>(), .attrs_struct = "FlipAttrs", .grad = "flip",
+               .make_grad = unary_self_grad, .infer_shape = infer_flip});
+  // Fluid 1.x's reverse: flip's kernel and rule; its gradient is itself too.
+  t.push_back({.type = "reverse", .family = f, .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<FlipAttrs>(), .attrs_struct = "FlipAttrs", .grad = "reverse",
                .make_grad = unary_self_grad, .infer_shape = infer_flip});
   t.push_back({.type = "tril_triu", .family = f, .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = kernel_attrs<TrilTriuAttrs>(), .attrs_struct = "TrilTriuAttrs", .grad = "tril_triu_grad",

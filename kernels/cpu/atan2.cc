@@ -1,4 +1,4 @@
-// kernels/cpu/atan2.cc - atan2 and its gradient (paddle.atan2): same-shape operands, integers to fp64.
+// kernels/cpu/atan2.cc - the same-shape binary ops: atan2 and its gradient (paddle.atan2, integers to fp64), and Fluid 1.x's minus.
 #include <cmath>
 
 #include "kernels/cpu/kernel_util.h"
@@ -70,6 +70,22 @@ void atan2_grad(const Tensor& x1, const Tensor& x2, const Tensor& out_grad, Tens
       if (g2) g2[i] = v2;
     }
   });
+}
+
+void minus(const Tensor& x, const Tensor& y, Tensor& out) {
+  const char* op = "minus";
+  require_init(op, "X", x);
+  require_init(op, "Y", y);
+  require_same_dtype(op, "X", x, "Y", y);
+  require_same_shape(op, "X", x, "Y", y);
+  // Paddle 2.6.2 registers minus for float32 alone.
+  if (x.dtype() != DType::kFP32) fail_dtype(op, "X", x.dtype());
+  // Element i reads only index i of X and Y: Out may be either.
+  const float* a = x.data<float>();
+  const float* b = y.data<float>();
+  out.resize(x.shape(), x.dtype());
+  float* o = out.data<float>();
+  for (int64_t i = 0; i < x.numel(); ++i) o[i] = a[i] - b[i];
 }
 
 }  // namespace fluidc::kernels

@@ -1,4 +1,4 @@
-// test/unit/kernels/elementwise_more_test.cc - elementwise_pow, elementwise_floordiv, the bitwise ops and atan2: values, dtypes, gradients.
+// test/unit/kernels/elementwise_more_test.cc - elementwise_pow, elementwise_floordiv, the bitwise ops, atan2 and minus: values, dtypes, gradients.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -94,4 +94,16 @@ TEST_CASE("atan2_grad matches finite differences", "[elementwise][gradcheck]") {
     CHECK_GRADCHECK_OP("atan2", {&a, &b}, [&](Tensor& out) { kernels::atan2(a, b, out); },
                        [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::atan2_grad(a, b, dout, g[0], g[1]); });
   }
+}
+
+TEST_CASE("minus (Fluid 1.x): X - Y of one shape, no broadcasting", "[elementwise]") {
+  Tensor out;
+  kernels::minus(f32(Shape{3}, {5, 0, -2}), f32(Shape{3}, {1, 4, -7}), out);
+  CHECK(values(out) == std::vector<double>{4, -4, 5});
+  Tensor x = f32(Shape{2}, {1.5f, 2});
+  kernels::minus(x, f32(Shape{2}, {0.5f, 3}), x);  // written over X
+  CHECK(values(x) == std::vector<double>{1, -1});
+  // Paddle registers float32 only.
+  CHECK_THROWS_WITH(kernels::minus(f64(Shape{1}, {1}), f64(Shape{1}, {1}), out), Catch::Contains("unsupported dtype"));
+  CHECK_THROWS_WITH(kernels::minus(f32(Shape{2, 1}, {1, 2}), f32(Shape{2}, {1, 2}), out), Catch::Contains("shape"));
 }

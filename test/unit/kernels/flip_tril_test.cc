@@ -1,4 +1,4 @@
-// test/unit/kernels/flip_tril_test.cc - flip and tril_triu: hand-computed values, dtypes, errors, gradients.
+// test/unit/kernels/flip_tril_test.cc - flip, reverse (Fluid 1.x) and tril_triu: hand-computed values, dtypes, errors, gradients.
 #include <catch2/catch.hpp>
 
 #include <numeric>
@@ -73,5 +73,22 @@ TEST_CASE("flip and tril_triu: gradients", "[flip]") {
     const TrilTriuAttrs ta = tri(1, true);
     CHECK_GRADCHECK_OP("tril_triu", {&x}, [&](Tensor& out) { kernels::tril_triu(x, out, ta); },
                        [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::tril_triu_grad(dout, g[0], ta); });
+  }
+}
+
+TEST_CASE("reverse (Fluid 1.x) is flip under its own name, gradient included", "[flip]") {
+  Tensor out;
+  kernels::reverse(i64(Shape{2, 3}, {1, 2, 3, 4, 5, 6}), out, flip_axes({0, -1}));
+  CHECK(values(out) == std::vector<double>{6, 5, 4, 3, 2, 1});
+  kernels::reverse(f32(Shape{2, 3}, {1, 2, 3, 4, 5, 6}), out, flip_axes({1}));
+  CHECK(values(out) == std::vector<double>{3, 2, 1, 6, 5, 4});
+  CHECK_THROWS_WITH(kernels::reverse(f32(Shape{2}, {1, 2}), out, flip_axes({1})),
+                    Catch::Contains("reverse: axis 1 is out of range"));
+  for (DType dt : {DType::kFP64, DType::kFP32}) {
+    std::mt19937 rng(5);
+    Tensor x = random(Shape{3, 4}, dt, rng);
+    const FlipAttrs fa = flip_axes({-2});
+    CHECK_GRADCHECK_OP("reverse", {&x}, [&](Tensor& out) { kernels::reverse(x, out, fa); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::reverse(dout, *g[0], fa); });
   }
 }
