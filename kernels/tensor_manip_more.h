@@ -180,6 +180,27 @@ void flip(const Tensor& x, Tensor& out, const FlipAttrs& attrs);
 /// gradient a reverse of Out@GRAD, as Paddle's backward writes it.
 void reverse(const Tensor& x, Tensor& out, const FlipAttrs& attrs);
 
+/// Attributes of `diagonal` and `diagonal_grad`.
+struct DiagonalAttrs {
+  int offset = 0;  ///< above the main diagonal when positive, below it when negative
+  int axis1 = 0;
+  int axis2 = 1;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("offset", &DiagonalAttrs::offset);
+    f("axis1", &DiagonalAttrs::axis1);
+    f("axis2", &DiagonalAttrs::axis2);
+  }
+};
+/// paddle.diagonal: Out = the diagonals of the (axis1, axis2) planes of
+/// Input: Input's other dims in order, then the diagonal (entry k at axis1
+/// k + max(0, -offset), axis2 k + max(0, offset); empty when the offset
+/// leaves the plane). fp32, fp64, int32, int64, bool.
+void diagonal(const Tensor& input, Tensor& out, const DiagonalAttrs& attrs);
+/// Input@GRAD = zeros shaped like Input with Out@GRAD on those diagonals. fp32, fp64.
+void diagonal_grad(const Tensor& input, const Tensor& out_grad, Tensor* input_grad, const DiagonalAttrs& attrs);
+
 /// Attributes of `tril_triu` (paddle.tril / paddle.triu).
 struct TrilTriuAttrs {
   int diagonal = 0;    ///< 0 the main diagonal, > 0 above it, < 0 below

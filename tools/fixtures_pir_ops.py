@@ -758,6 +758,15 @@ def reverse_case(r):
     return Backwards(), [spec("x", [None, 5])], [uniform(r, [3, 5])]
 
 
+@case("diagonal")
+def diagonal_case(r):
+    class Diag(nn.Layer):  # the diagonals of a batch of matrices, one above the main one
+        def forward(self, x):
+            return paddle.diagonal(x, offset=1, axis1=-2, axis2=-1)
+
+    return Diag(), [spec("x", [None, 4, 5])], [uniform(r, [3, 4, 5])]
+
+
 @case("rpn_proposals")
 def rpn_proposals_case(r):
     sizes, h, w = (16.0, 40.0, 96.0), 4, 5

@@ -238,6 +238,7 @@ const Spec kSpecs[] = {
     {"searchsorted", "searchsorted", "SortedSequence Values", "Out"},
     {"addmm", "addmm", "Input X Y", "Out", "alpha=Alpha beta=Beta"},
     {"reverse", "reverse", "X @axis", "Out"},
+    {"diagonal", "diagonal", "Input", "Out"},
     // detection
     {"yolo_box", "yolo_box", "X ImgSize", "Boxes Scores"},
     {"prior_box", "prior_box", "Input Image", "Boxes Variances"},

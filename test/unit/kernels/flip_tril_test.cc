@@ -1,4 +1,4 @@
-// test/unit/kernels/flip_tril_test.cc - flip, reverse (Fluid 1.x) and tril_triu: hand-computed values, dtypes, errors, gradients.
+// test/unit/kernels/flip_tril_test.cc - flip, reverse (Fluid 1.x), diagonal and tril_triu: hand-computed values, dtypes, errors, gradients.
 #include <catch2/catch.hpp>
 
 #include <numeric>
@@ -90,5 +90,34 @@ TEST_CASE("reverse (Fluid 1.x) is flip under its own name, gradient included", "
     const FlipAttrs fa = flip_axes({-2});
     CHECK_GRADCHECK_OP("reverse", {&x}, [&](Tensor& out) { kernels::reverse(x, out, fa); },
                        [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::reverse(dout, *g[0], fa); });
+  }
+}
+
+TEST_CASE("diagonal: offsets, axes, batches; its gradient", "[flip]") {
+  // [[0 1 2 3], [4 5 6 7], [8 9 10 11]]
+  Tensor x = iota(Shape{3, 4}), out;
+  kernels::diagonal(x, out, {});
+  CHECK(out.shape() == Shape{3});
+  CHECK(values(out) == std::vector<double>{0, 5, 10});
+  kernels::diagonal(x, out, {.offset = 2, .axis1 = 0, .axis2 = 1});
+  CHECK(values(out) == std::vector<double>{2, 7});
+  kernels::diagonal(x, out, {.offset = -1, .axis1 = 0, .axis2 = 1});
+  CHECK(values(out) == std::vector<double>{4, 9});
+  kernels::diagonal(x, out, {.offset = 1, .axis1 = 1, .axis2 = 0});  // axes swapped: below the diagonal
+  CHECK(values(out) == std::vector<double>{4, 9});
+  kernels::diagonal(x, out, {.offset = 5, .axis1 = 0, .axis2 = 1});
+  CHECK(out.shape() == Shape{0});
+  // A batch along the last dim: Input [2, 2, 3] over axes 0 and 1 gives [3, 2].
+  kernels::diagonal(iota(Shape{2, 2, 3}), out, {.offset = 0, .axis1 = 0, .axis2 = 1});
+  CHECK(out.shape() == Shape{3, 2});
+  CHECK(values(out) == std::vector<double>{0, 9, 1, 10, 2, 11});
+  CHECK_THROWS_WITH(kernels::diagonal(x, out, {.offset = 0, .axis1 = 1, .axis2 = -1}),
+                    Catch::Contains("must be two distinct dims"));
+  for (DType dt : {DType::kFP64, DType::kFP32}) {
+    std::mt19937 rng(9);
+    Tensor in = random(Shape{2, 3, 4}, dt, rng);
+    const kernels::DiagonalAttrs a{.offset = 1, .axis1 = -1, .axis2 = 1};
+    CHECK_GRADCHECK_OP("diagonal", {&in}, [&](Tensor& o) { kernels::diagonal(in, o, a); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::diagonal_grad(in, dout, g[0], a); });
   }
 }
