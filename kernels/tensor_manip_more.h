@@ -201,6 +201,26 @@ void diagonal(const Tensor& input, Tensor& out, const DiagonalAttrs& attrs);
 /// Input@GRAD = zeros shaped like Input with Out@GRAD on those diagonals. fp32, fp64.
 void diagonal_grad(const Tensor& input, const Tensor& out_grad, Tensor* input_grad, const DiagonalAttrs& attrs);
 
+/// Attributes of `diag_embed`.
+struct DiagEmbedAttrs {
+  int offset = 0;
+  int dim1 = -2;
+  int dim2 = -1;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("offset", &DiagEmbedAttrs::offset);
+    f("dim1", &DiagEmbedAttrs::dim1);
+    f("dim2", &DiagEmbedAttrs::dim2);
+  }
+};
+/// paddle.diag_embed: the inverse of diagonal. Out has one dim more than
+/// Input: dims dim1 and dim2 (of Out, negative from the end) are the
+/// planes, each n + |offset| for Input's last dim n; Input's other dims fill
+/// the rest in order. Zeros except diagonal(Out, offset, dim1, dim2) = Input.
+/// fp32, fp64, int32, int64. Paddle gives it no gradient.
+void diag_embed(const Tensor& input, Tensor& out, const DiagEmbedAttrs& attrs);
+
 /// Attributes of `tril_triu` (paddle.tril / paddle.triu).
 struct TrilTriuAttrs {
   int diagonal = 0;    ///< 0 the main diagonal, > 0 above it, < 0 below

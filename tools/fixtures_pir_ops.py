@@ -767,6 +767,15 @@ def diagonal_case(r):
     return Diag(), [spec("x", [None, 4, 5])], [uniform(r, [3, 4, 5])]
 
 
+@case("diag_embed")
+def diag_embed_case(r):
+    class Embed(nn.Layer):  # rows of values onto the diagonals of a batch of matrices, one above the main one
+        def forward(self, x):
+            return F.diag_embed(x, offset=1)
+
+    return Embed(), [spec("x", [None, 4])], [uniform(r, [3, 4])]
+
+
 @case("rpn_proposals")
 def rpn_proposals_case(r):
     sizes, h, w = (16.0, 40.0, 96.0), 4, 5

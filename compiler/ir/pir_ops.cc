@@ -239,6 +239,7 @@ const Spec kSpecs[] = {
     {"addmm", "addmm", "Input X Y", "Out", "alpha=Alpha beta=Beta"},
     {"reverse", "reverse", "X @axis", "Out"},
     {"diagonal", "diagonal", "Input", "Out"},
+    {"diag_embed", "diag_embed", "Input", "Out"},
     // detection
     {"yolo_box", "yolo_box", "X ImgSize", "Boxes Scores"},
     {"prior_box", "prior_box", "Input Image", "Boxes Variances"},

@@ -1,4 +1,4 @@
-// kernels/cpu/diagonal.cc - diagonal (paddle.diagonal) and its gradient: the diagonals of the (axis1, axis2) planes.
+// kernels/cpu/diagonal.cc - diagonal (paddle.diagonal) and its gradient: the diagonals of the (axis1, axis2) planes; diag_embed, which builds them.
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/shapes/flip_tril.h"
 #include "kernels/tensor_manip_more.h"
@@ -74,6 +74,30 @@ void diagonal_grad(const Tensor& input, const Tensor& out_grad, Tensor* input_gr
     each_diagonal(in_shape, attrs, a1, a2, os, [&](int64_t k, int64_t at) { pg[at] = pd[k]; });
     buf.finish();
   });
+}
+
+void diag_embed(const Tensor& input, Tensor& out, const DiagEmbedAttrs& attrs) {
+  const char* op = "diag_embed";
+  require_init(op, "Input", input);
+  int a1 = 0, a2 = 0;
+  Shape os;
+  require_rule(op, shapes::diag_embed_shape(input.shape(), attrs, a1, a2, os));
+  // Out's diagonals, walked as diagonal() walks them, come in Input's row-major order.
+  const DiagonalAttrs as_diagonal{.offset = attrs.offset, .axis1 = a1, .axis2 = a2};
+  Shape diag_shape;
+  int d1 = 0, d2 = 0;
+  require_rule(op, shapes::diagonal_shape(os, as_diagonal, d1, d2, diag_shape));
+  OutBuf buf(&out, Slot::kOut0, &out == &input);
+  Tensor& o = buf.get();
+  o.resize(os, input.dtype());
+  visit_numeric(op, "Input", input.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* pi = input.data<T>();
+    T* po = o.data<T>();
+    for (int64_t i = 0; i < o.numel(); ++i) po[i] = T(0);
+    each_diagonal(os, as_diagonal, d1, d2, diag_shape, [&](int64_t k, int64_t at) { po[at] = pi[k]; });
+  });
+  buf.finish();
 }
 
 }  // namespace fluidc::kernels

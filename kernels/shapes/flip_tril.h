@@ -1,4 +1,4 @@
-// kernels/shapes/flip_tril.h - the checks of flip and tril_triu (Out keeps X's shape) and diagonal's shape, for kernels and compiler.
+// kernels/shapes/flip_tril.h - the checks of flip and tril_triu (Out keeps X's shape) and the shapes of diagonal and diag_embed, for kernels and compiler.
 #pragma once
 
 #include <algorithm>
@@ -49,6 +49,25 @@ inline std::string diagonal_shape(const Shape& in, const kernels::DiagonalAttrs&
     len = std::max<int64_t>(len, 0);
   }
   out.d[out.rank++] = len;
+  return {};
+}
+
+/// diag_embed: Out's rank is Input's + 1 (at most the largest rank); dim1
+/// and dim2 distinct dims of it; `a1`, `a2` get them in [0, rank + 1).
+inline std::string diag_embed_shape(const Shape& in, const kernels::DiagEmbedAttrs& at, int& a1, int& a2, Shape& out) {
+  const int rank = in.rank + 1;
+  if (in.rank < 1 || rank > Shape::kMaxRank)
+    return fmt::format("Input {} must have rank in [1, {}]", in.str(), Shape::kMaxRank - 1);
+  a1 = at.dim1 < 0 ? at.dim1 + rank : at.dim1;
+  a2 = at.dim2 < 0 ? at.dim2 + rank : at.dim2;
+  if (a1 < 0 || a1 >= rank || a2 < 0 || a2 >= rank || a1 == a2)
+    return fmt::format("dim1 {} and dim2 {} must be two distinct dims of the rank-{} Out", at.dim1, at.dim2, rank);
+  const int64_t n = in.d[in.rank - 1];
+  const int64_t side = n < 0 ? -1 : n + (at.offset < 0 ? -static_cast<int64_t>(at.offset) : at.offset);
+  out = Shape{};
+  out.rank = rank;
+  int k = 0;
+  for (int i = 0; i < rank; ++i) out.d[i] = (i == a1 || i == a2) ? side : in.d[k++];
   return {};
 }
 

@@ -121,3 +121,24 @@ TEST_CASE("diagonal: offsets, axes, batches; its gradient", "[flip]") {
                        [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::diagonal_grad(in, dout, g[0], a); });
   }
 }
+
+TEST_CASE("diag_embed: the diagonals diagonal reads, offsets and dims", "[flip]") {
+  Tensor out;
+  kernels::diag_embed(f32(Shape{2}, {1, 2}), out, {});
+  CHECK(out.shape() == Shape{2, 2});
+  CHECK(values(out) == std::vector<double>{1, 0, 0, 2});
+  kernels::diag_embed(f32(Shape{2}, {1, 2}), out, {.offset = 1, .dim1 = -2, .dim2 = -1});
+  CHECK(out.shape() == Shape{3, 3});
+  CHECK(values(out) == std::vector<double>{0, 1, 0, 0, 0, 2, 0, 0, 0});
+  kernels::diag_embed(i64(Shape{2}, {1, 2}), out, {.offset = -1, .dim1 = -2, .dim2 = -1});
+  CHECK(values(out) == std::vector<double>{0, 0, 0, 1, 0, 0, 0, 2, 0});
+  // A batch of two rows, the planes in front: Out [2, 2, 2] with Out[i, i, b] = Input[b, i].
+  kernels::diag_embed(f64(Shape{2, 2}, {1, 2, 3, 4}), out, {.offset = 0, .dim1 = 0, .dim2 = 1});
+  CHECK(values(out) == std::vector<double>{1, 3, 0, 0, 0, 0, 2, 4});
+  // diagonal undoes it.
+  Tensor back;
+  kernels::diagonal(out, back, {.offset = 0, .axis1 = 0, .axis2 = 1});
+  CHECK(values(back) == std::vector<double>{1, 2, 3, 4});
+  CHECK_THROWS_WITH(kernels::diag_embed(f32(Shape{2}, {1, 2}), out, {.offset = 0, .dim1 = 0, .dim2 = -2}),
+                    Catch::Contains("must be two distinct dims"));
+}
