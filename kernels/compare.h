@@ -1,5 +1,7 @@
-// kernels/compare.h - comparisons and logical ops: bool results with Paddle's broadcasting.
+// kernels/compare.h - comparisons and logical ops: bool results with Paddle's broadcasting; isclose and allclose.
 #pragma once
+
+#include <string>
 
 #include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
@@ -35,5 +37,31 @@ void logical_and(const Tensor& x, const Tensor& y, Tensor& out);
 void logical_or(const Tensor& x, const Tensor& y, Tensor& out);
 void logical_xor(const Tensor& x, const Tensor& y, Tensor& out);
 void logical_not(const Tensor& x, Tensor& out);
+
+/// Attributes of `isclose` and `allclose`. Paddle writes the tolerances as
+/// strings (Python's str() of the numbers); they must parse as finite
+/// numbers, whole, or the op is refused.
+struct IscloseAttrs {
+  std::string rtol = "1e-05";
+  std::string atol = "1e-08";
+  bool equal_nan = false;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("rtol", &IscloseAttrs::rtol);
+    f("atol", &IscloseAttrs::atol);
+    f("equal_nan", &IscloseAttrs::equal_nan);
+  }
+};
+/// paddle.isclose: Out (bool, Input's shape) is true where Input == Other, or
+/// |Input - Other| <= atol + rtol |Other| (or within 1e-15 of it, as Paddle),
+/// or both are NaN and equal_nan. Input and Other: one shape (no
+/// broadcasting) and one dtype, fp32 or fp64. Rtol / Atol, when given, are
+/// one-element fp32/fp64 tensors that replace the attributes.
+void isclose(const Tensor& input, const Tensor& other, const Tensor* rtol, const Tensor* atol, Tensor& out,
+             const IscloseAttrs& attrs);
+/// paddle.allclose: Out (a 0-D bool) is whether isclose holds everywhere.
+void allclose(const Tensor& input, const Tensor& other, const Tensor* rtol, const Tensor* atol, Tensor& out,
+              const IscloseAttrs& attrs);
 
 }  // namespace fluidc::kernels

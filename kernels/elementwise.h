@@ -86,6 +86,20 @@ void elementwise_fmin_grad(const Tensor& x, const Tensor& y, const Tensor& out_g
 void elementwise_div_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& out_grad,
                           Tensor* x_grad, Tensor* y_grad, const ElementwiseAttrs& attrs);
 
+/// Out = atan2(X1, X2), the angle of the point (X2, X1), in (-pi, pi]. X1
+/// and X2 share a dtype and a shape (no broadcasting, as Paddle). fp32 and
+/// fp64 give their own dtype; int32 and int64 give fp64 (Paddle's rule)
+/// holding the float32 atan2 of the operands, as Paddle computes it.
+void atan2(const Tensor& x1, const Tensor& x2, Tensor& out);
+/// X1@GRAD = Out@GRAD * X2 / (X1^2 + X2^2), X2@GRAD = -Out@GRAD * X1 /
+/// (X1^2 + X2^2); fp32 and fp64 (Paddle has no integer gradient).
+void atan2_grad(const Tensor& x1, const Tensor& x2, const Tensor& out_grad, Tensor* x1_grad, Tensor* x2_grad);
+
+/// Fluid 1.x's minus: Out = X - Y for X and Y of one shape (no broadcasting,
+/// as Paddle's MinusOp), float32 only (all Paddle registers). Paddle's backward writes its gradient
+/// as two scale ops, so there is no minus_grad.
+void minus(const Tensor& x, const Tensor& y, Tensor& out);
+
 /// Out = X + Weight * (Y - X), the three broadcast together (numpy rule).
 /// fp32, fp64.
 void lerp(const Tensor& x, const Tensor& y, const Tensor& weight, Tensor& out);

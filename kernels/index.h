@@ -224,4 +224,4 @@ void take_along_axis_grad(const Tensor& input, const Tensor& index, const Tensor
 
 }  // namespace fluidc::kernels
 
-#include "kernels/index_misc.h"  // linspace, cumprod, kthvalue, scatter_nd_add
+#include "kernels/index_misc.h"  // linspace, cumprod, cummax/cummin, logcumsumexp, kthvalue, searchsorted, scatter_nd_add

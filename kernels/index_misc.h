@@ -1,9 +1,10 @@
-// kernels/index_misc.h - linspace, cumprod, kthvalue and scatter_nd_add, with gradients where Paddle has them.
+// kernels/index_misc.h - linspace, cumprod, cummax/cummin, logcumsumexp, kthvalue, searchsorted and scatter_nd_add, with gradients where Paddle has them.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/attr_fields.h"
+#include "kernels/index.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -42,6 +43,63 @@ void cumprod(const Tensor& x, Tensor& out, const CumprodAttrs& attrs);
 /// Out is accepted (Paddle passes it) but not read. fp32, fp64.
 void cumprod_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
                   const CumprodAttrs& attrs);
+
+/// Attributes of `cummax`, `cummin` and their gradients.
+struct CumExtremeAttrs {
+  int axis = -1;
+  int dtype = 3;  ///< Indices' dtype, Paddle's code: 2 (int32) or 3 (int64)
+
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &CumExtremeAttrs::axis);
+    f("dtype", &CumExtremeAttrs::dtype);
+  }
+};
+/// paddle.cummax / cummin: out = the running maximum (minimum) along
+/// `axis`, indices = where it was taken. Paddle's rule, in order: a NaN
+/// element takes over (and stays, until the next NaN takes its index);
+/// otherwise an element at least as large (small) as the running value
+/// does, so ties take the LATER position. A 0-D x is one value. fp32, fp64,
+/// int32, int64.
+void cummax(const Tensor& x, Tensor& out, Tensor& indices, const CumExtremeAttrs& attrs);
+void cummin(const Tensor& x, Tensor& out, Tensor& indices, const CumExtremeAttrs& attrs);
+/// x@GRAD = zeros with each out@GRAD added at its index along `axis`
+/// (repeated indices add). fp32, fp64.
+void cummax_grad(const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
+                 const CumExtremeAttrs& attrs);
+void cummin_grad(const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
+                 const CumExtremeAttrs& attrs);
+
+/// paddle.logcumsumexp (attributes: cumsum's, kernels/index.h): Out =
+/// log(cumsum(exp(X))) along `axis`, or over all of X as 1-D with flatten,
+/// each term left out of its own sum with exclusive, from the end with
+/// reverse. Paddle's scan starts from the lowest finite value rather than
+/// -inf, so an empty (exclusive) sum, or one of -inf terms only, is that
+/// value. fp32, fp64.
+void logcumsumexp(const Tensor& x, Tensor& out, const CumsumAttrs& attrs);
+/// X@GRAD[j] = sum over the i whose sum holds X[j] of Out@GRAD[i] *
+/// e^(X[j] - Out[i]), accumulated relative to each Out so nothing overflows.
+void logcumsumexp_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                       const CumsumAttrs& attrs);
+
+/// Attributes of `searchsorted`.
+struct SearchsortedAttrs {
+  bool out_int32 = false;  ///< Out int32 (else int64)
+  bool right = false;      ///< the first position above each value (else at or above)
+
+  template <class F>
+  static void fields(F&& f) {
+    f("out_int32", &SearchsortedAttrs::out_int32);
+    f("right", &SearchsortedAttrs::right);
+  }
+};
+/// paddle.searchsorted: Out (Values' shape) = where each value would go into
+/// its row of SortedSequence (1-D: one row for all; else its leading dims
+/// are Values' and each row serves the values of the same leading index).
+/// As Paddle, an infinite or NaN value goes past the end (the row's
+/// length), whatever its sign. Each operand fp32, fp64, int32 or int64
+/// (they may differ); rows are assumed sorted, as Paddle does.
+void searchsorted(const Tensor& sorted_sequence, const Tensor& values, Tensor& out, const SearchsortedAttrs& attrs);
 
 /// Attributes of `kthvalue` and `kthvalue_grad`.
 struct KthvalueAttrs {

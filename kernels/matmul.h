@@ -1,4 +1,4 @@
-// kernels/matmul.h - mul, matmul (v1) and matmul_v2 with their gradients over fluidc's own fp32 GEMM.
+// kernels/matmul.h - mul, matmul (v1), matmul_v2 and addmm with their gradients over fluidc's own fp32 GEMM.
 //
 // fp32 goes through a packed, register-tiled GEMM (kernels/cpu/sgemm.cc);
 // fp64 uses a plain loop (correct, not fast).
@@ -81,6 +81,26 @@ void matmul_v2(const Tensor& x, const Tensor& y, Tensor& out, const MatmulV2Attr
 /// broadcast along.
 void matmul_v2_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
                     Tensor* y_grad, const MatmulV2Attrs& attrs);
+
+/// Attributes of `addmm` and `addmm_grad` (Paddle's capitalised names).
+struct AddmmAttrs {
+  float Alpha = 1.0f;  ///< scales X @ Y
+  float Beta = 1.0f;   ///< scales Input
+
+  template <class F>
+  static void fields(F&& f) {
+    f("Alpha", &AddmmAttrs::Alpha);
+    f("Beta", &AddmmAttrs::Beta);
+  }
+};
+/// paddle.addmm: Out [M, N] = Beta * Input + Alpha * (X @ Y), X [M, K], Y
+/// [K, N]. Input broadcasts as paddle.addmm allows: [M, N], [1, N], [M, 1],
+/// [1, 1], or 1-D [N] or [1]. fp32, fp64 (one dtype for all three).
+void addmm(const Tensor& input, const Tensor& x, const Tensor& y, Tensor& out, const AddmmAttrs& attrs);
+/// Input@GRAD = Beta * Out@GRAD summed down to Input's shape; X@GRAD = Alpha *
+/// Out@GRAD @ Y^T; Y@GRAD = Alpha * X^T @ Out@GRAD.
+void addmm_grad(const Tensor& input, const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* input_grad,
+                Tensor* x_grad, Tensor* y_grad, const AddmmAttrs& attrs);
 
 /// bmm takes no attributes; the empty struct lets it share the product shape rule.
 struct BmmAttrs {

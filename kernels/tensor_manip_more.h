@@ -176,6 +176,50 @@ struct FlipAttrs {
 /// Out = X with the order of elements reversed along each axis. Its
 /// gradient is flip again (Paddle emits a flip op). Any dtype.
 void flip(const Tensor& x, Tensor& out, const FlipAttrs& attrs);
+/// Fluid 1.x's reverse (fluid.layers.reverse): flip under its old name, its
+/// gradient a reverse of Out@GRAD, as Paddle's backward writes it.
+void reverse(const Tensor& x, Tensor& out, const FlipAttrs& attrs);
+
+/// Attributes of `diagonal` and `diagonal_grad`.
+struct DiagonalAttrs {
+  int offset = 0;  ///< above the main diagonal when positive, below it when negative
+  int axis1 = 0;
+  int axis2 = 1;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("offset", &DiagonalAttrs::offset);
+    f("axis1", &DiagonalAttrs::axis1);
+    f("axis2", &DiagonalAttrs::axis2);
+  }
+};
+/// paddle.diagonal: Out = the diagonals of the (axis1, axis2) planes of
+/// Input: Input's other dims in order, then the diagonal (entry k at axis1
+/// k + max(0, -offset), axis2 k + max(0, offset); empty when the offset
+/// leaves the plane). fp32, fp64, int32, int64, bool.
+void diagonal(const Tensor& input, Tensor& out, const DiagonalAttrs& attrs);
+/// Input@GRAD = zeros shaped like Input with Out@GRAD on those diagonals. fp32, fp64.
+void diagonal_grad(const Tensor& input, const Tensor& out_grad, Tensor* input_grad, const DiagonalAttrs& attrs);
+
+/// Attributes of `diag_embed`.
+struct DiagEmbedAttrs {
+  int offset = 0;
+  int dim1 = -2;
+  int dim2 = -1;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("offset", &DiagEmbedAttrs::offset);
+    f("dim1", &DiagEmbedAttrs::dim1);
+    f("dim2", &DiagEmbedAttrs::dim2);
+  }
+};
+/// paddle.diag_embed: the inverse of diagonal. Out has one dim more than
+/// Input: dims dim1 and dim2 (of Out, negative from the end) are the
+/// planes, each n + |offset| for Input's last dim n; Input's other dims fill
+/// the rest in order. Zeros except diagonal(Out, offset, dim1, dim2) = Input.
+/// fp32, fp64, int32, int64. Paddle gives it no gradient.
+void diag_embed(const Tensor& input, Tensor& out, const DiagEmbedAttrs& attrs);
 
 /// Attributes of `tril_triu` (paddle.tril / paddle.triu).
 struct TrilTriuAttrs {

@@ -1,4 +1,4 @@
-// kernels/unary_math.h - elementwise logarithms, exponentials, trigonometric and hyperbolic functions, round/trunc, isnan/isinf/isfinite.
+// kernels/unary_math.h - elementwise logarithms, exponentials, trigonometric and hyperbolic functions, logit, erfinv, round/trunc, isnan/isinf/isfinite.
 //
 // Included by kernels/activation.h (the family's header). Forward kernels
 // take fp32 or fp64 (trunc also int32 and int64, which it leaves as they
@@ -7,6 +7,7 @@
 // function's domain (asin(2), log2(-1)) the result is NaN, as in Paddle.
 #pragma once
 
+#include "kernels/attr_fields.h"
 #include "runtime/tensor.h"
 
 namespace fluidc::kernels {
@@ -53,6 +54,26 @@ void acosh_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad);
 /// X@GRAD = Out@GRAD / (1 - X^2).
 void atanh(const Tensor& x, Tensor& out);
 void atanh_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad);
+
+/// Attributes of `logit`.
+struct LogitAttrs {
+  float eps = 1e-6f;  ///< X is clipped to [eps, 1 - eps] first; 0: no clipping, NaN outside [0, 1]
+
+  template <class F>
+  static void fields(F&& f) {
+    f("eps", &LogitAttrs::eps);
+  }
+};
+/// paddle.logit: Out = ln(t / (1 - t)) with t = X clipped to [eps, 1 - eps]
+/// (eps = 0: t = X, and NaN where X is outside [0, 1]). X@GRAD = Out@GRAD /
+/// ((1 - X) X) inside [eps, 1 - eps], 0 outside it, as Paddle.
+void logit(const Tensor& x, Tensor& out, const LogitAttrs& a);
+void logit_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const LogitAttrs& a);
+/// paddle.erfinv: Out = the inverse error function of X (+inf from 1 up,
+/// -inf from -1 down, as Paddle's saturating form gives); X@GRAD = Out@GRAD sqrt(pi) / 2 e^(Out^2), from Out as
+/// Paddle.
+void erfinv(const Tensor& x, Tensor& out);
+void erfinv_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad);
 
 /// Out = X rounded to the nearest integer, halves away from zero (Paddle's
 /// round: 2.5 -> 3, -0.5 -> -1).

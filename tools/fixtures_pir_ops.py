@@ -683,6 +683,99 @@ def gather_tree_case(r):
         [r.integers(0, 40, [5, 2, 3]).astype("int64"), r.integers(0, 3, [5, 2, 3]).astype("int64")]
 
 
+@case("atan2")
+def atan2_case(r):
+    class Angle(nn.Layer):  # the angle of (x, y) points, e.g. a pose or rotated-box head
+        def forward(self, y, x):
+            return paddle.atan2(y, x)
+
+    return Angle(), [spec("y", [None, 4]), spec("x", [None, 4])], [uniform(r, [3, 4], -2, 2), uniform(r, [3, 4], -2, 2)]
+
+
+@case("logit_erfinv")
+def logit_erfinv_case(r):
+    class Probit(nn.Layer):  # logit of a probability, the inverse error function of a correlation
+        def forward(self, p, c):
+            return paddle.logit(p, eps=1e-3), paddle.erfinv(c)
+
+    return Probit(), [spec("p", [None, 5]), spec("c", [None, 5])], \
+        [uniform(r, [3, 5], 0.0, 1.0), uniform(r, [3, 5], -0.99, 0.99)]
+
+
+@case("isclose")
+def isclose_case(r):
+    class Close(nn.Layer):  # a check of a prediction against a reference
+        def forward(self, a, b):
+            return paddle.isclose(a, b, rtol=1e-2, atol=1e-3), paddle.allclose(a, b, rtol=0.5, atol=0.5)
+
+    a = uniform(r, [3, 4])
+    return Close(), [spec("a", [None, 4]), spec("b", [None, 4])], [a, a + uniform(r, [3, 4], -0.02, 0.02)]
+
+
+@case("cum")
+def cum_case(r):
+    class Running(nn.Layer):  # running maxima / minima with their positions, a running log-sum-exp
+        def forward(self, x):
+            mx, imx = paddle.cummax(x, axis=1)
+            mn, imn = paddle.cummin(x, axis=0, dtype="int32")
+            return mx, imx, mn, imn, paddle.logcumsumexp(x, axis=-1)
+
+    return Running(), [spec("x", [None, 6])], [np.round(uniform(r, [4, 6], -3, 3))]
+
+
+@case("searchsorted")
+def searchsorted_case(r):
+    class Bucket(nn.Layer):  # bucketing values by sorted boundaries
+        def forward(self, v):
+            b = paddle.to_tensor(np.array([-1.0, -0.25, 0.0, 0.5, 0.5, 2.0], "float32"))
+            return paddle.searchsorted(b, v), paddle.searchsorted(b, v, out_int32=True, right=True)
+
+    return Bucket(), [spec("v", [None, 5])], [np.round(uniform(r, [3, 5], -2, 3) * 4) / 4]
+
+
+@case("addmm")
+def addmm_case(r):
+    class Affine(nn.Layer):  # a bias row plus a scaled product
+        def __init__(self):
+            super().__init__()
+            self.w = self.create_parameter([6, 4])
+            self.b = self.create_parameter([1, 4])
+            self.w.set_value(uniform(r, [6, 4]))
+            self.b.set_value(uniform(r, [1, 4]))
+
+        def forward(self, x):
+            return paddle.addmm(self.b, x, self.w, beta=0.5, alpha=2.0)
+
+    return Affine(), [spec("x", [None, 6])], [uniform(r, [3, 6])]
+
+
+@case("reverse")
+def reverse_case(r):
+    class Backwards(nn.Layer):  # Fluid 1.x's reverse, as Paddle 3 still defines it (no Python API: its _C_ops)
+        def forward(self, x):
+            return paddle._C_ops.reverse(x, [0, -1])
+
+    return Backwards(), [spec("x", [None, 5])], [uniform(r, [3, 5])]
+
+
+@case("diagonal")
+def diagonal_case(r):
+    class Diag(nn.Layer):  # the diagonals of a batch of matrices, one above the main one
+        def forward(self, x):
+            return paddle.diagonal(x, offset=1, axis1=-2, axis2=-1)
+
+    return Diag(), [spec("x", [None, 4, 5])], [uniform(r, [3, 4, 5])]
+
+
+@case("diag_embed")
+def diag_embed_case(r):
+    class Embed(nn.Layer):  # rows of values onto the diagonals of a batch of matrices, one above the main one
+        def forward(self, x):
+            return F.diag_embed(x, offset=1)
+
+    return Embed(), [spec("x", [None, 4])], [uniform(r, [3, 4])]
+
+
 @case("rpn_proposals")
 def rpn_proposals_case(r):
     sizes, h, w = (16.0, 40.0, 96.0), 4, 5

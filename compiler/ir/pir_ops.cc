@@ -224,6 +224,22 @@ const Spec kSpecs[] = {
     {"linspace", "linspace", "Start Stop Num", "Out"},
     // recurrent
     {"rnn", "rnn", "Input PreState WeightList SequenceLength ~", "Out DropoutState State Reserve"},
+    // math ops (h-ops-a): each row checked on a tools/fixtures_pir_ops.py case from Paddle 3.3.1
+    {"atan2", "atan2", "X1 X2", "Out"},
+    {"logit", "logit", "X", "Out"},
+    {"erfinv", "erfinv", "X", "Out"},
+    // PIR passes the tolerances as operands (full constants); they go in as the Rtol/Atol tensors, which the
+    // kernel prefers to the legacy string attributes.
+    {"isclose", "isclose", "Input Other Rtol Atol", "Out"},
+    {"allclose", "allclose", "Input Other Rtol Atol", "Out"},
+    {"cummax", "cummax", "x", "out indices"},
+    {"cummin", "cummin", "x", "out indices"},
+    {"logcumsumexp", "logcumsumexp", "X", "Out"},
+    {"searchsorted", "searchsorted", "SortedSequence Values", "Out"},
+    {"addmm", "addmm", "Input X Y", "Out", "alpha=Alpha beta=Beta"},
+    {"reverse", "reverse", "X @axis", "Out"},
+    {"diagonal", "diagonal", "Input", "Out"},
+    {"diag_embed", "diag_embed", "Input", "Out"},
     // detection
     {"yolo_box", "yolo_box", "X ImgSize", "Boxes Scores"},
     {"prior_box", "prior_box", "Input Image", "Boxes Variances"},

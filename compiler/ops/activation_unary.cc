@@ -38,6 +38,9 @@ void add_activation_unary_ops(std::vector<OpDef>& t) {
                           {"sinh", "Sinh"}, {"cosh", "Cosh"}, {"asinh", "Asinh"}, {"acosh", "Acosh"},
                           {"atanh", "Atanh"}})
     add_unary(t, name, fn, G::kX);
+  // paddle.logit (clip by eps) and paddle.erfinv (its gradient reads Out).
+  add_unary<k::LogitAttrs>(t, "logit", "Logit", G::kX, "LogitAttrs");
+  add_unary(t, "erfinv", "Erfinv", G::kOut);
   add_flat_unary(t, "round", "Round");
   add_flat_unary(t, "trunc", "Trunc");
 

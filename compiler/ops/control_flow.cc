@@ -17,6 +17,7 @@
 #include "kernels/compare.h"
 #include "kernels/control.h"
 #include "kernels/shapes/control.h"
+#include "kernels/shapes/isclose.h"
 
 namespace fluidc::ops {
 namespace {
@@ -40,6 +41,34 @@ void infer_compare(ShapeCtx& c) {
     c.error(e);
     return;
   }
+  c.set_output("Out", out);
+}
+
+// isclose: bool of Input's shape; allclose: a 0-D bool. Both refuse tolerance strings that are not numbers.
+void infer_isclose(ShapeCtx& c) {
+  const auto a = parse_attrs<kernels::IscloseAttrs>(c.op());
+  double v = 0;
+  for (auto [name, text] : {std::pair{"rtol", &a.rtol}, {"atol", &a.atol}})
+    if (std::string e = shapes::parse_tolerance(name, *text, v); !e.empty()) {
+      c.error(e);
+      return;
+    }
+  const TensorType& x = c.input("Input");
+  const TensorType& y = c.input("Other");
+  if (!x.known || !y.known) return;
+  if (x.dtype != y.dtype) {
+    c.error(fmt::format("Input is {} but Other is {}: they must have one dtype", x.str(), y.str()));
+    return;
+  }
+  rt::Shape xs, ys;
+  if (shape_rules::to_shape(c, x, xs) && shape_rules::to_shape(c, y, ys))
+    if (std::string e = shapes::isclose_check(xs, ys); !e.empty()) {
+      c.error(e);
+      return;
+    }
+  TensorType out = x;
+  out.dtype = pb::VarType::BOOL;
+  if (c.op().type() == "allclose") out.dims = {};
   c.set_output("Out", out);
 }
 
@@ -309,6 +338,11 @@ void add_control_flow_ops(std::vector<OpDef>& t) {
   for (const char* name : {"logical_and", "logical_or", "logical_xor"})
     t.push_back({.type = name, .family = "compare", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
                  .infer_shape = infer_compare});
+  // paddle.isclose / allclose: no gradient; Rtol and Atol tensors, when present, replace the attributes.
+  for (const char* name : {"isclose", "allclose"})
+    t.push_back({.type = name, .family = "compare", .inputs = {{"Input"}, {"Other"}, {"Rtol", true}, {"Atol", true}},
+                 .outputs = {{"Out"}}, .attrs = kernel_attrs<kernels::IscloseAttrs>(), .attrs_struct = "IscloseAttrs",
+                 .infer_shape = infer_isclose});
   t.push_back({.type = "logical_not", .family = "compare", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .infer_shape = infer_logical_not});
   // A loop's stop test (Fluid's beam-search decoder stops when a step selects nothing).

@@ -1,10 +1,11 @@
-// compiler/ops/elementwise.cc - elementwise_add/sub/mul/div/max/min/... with Paddle's axis broadcasting, lerp, and grads.
+// compiler/ops/elementwise.cc - elementwise_add/sub/mul/div/max/min/... with Paddle's axis broadcasting, lerp, atan2, minus, and grads.
 #include <fmt/format.h>
 
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/elementwise.h"
+#include "kernels/shapes/atan2.h"
 #include "kernels/shapes/lerp.h"
 
 namespace fluidc::ops {
@@ -49,6 +50,45 @@ void infer_lerp(ShapeCtx& c) {
   TensorType out = x;
   out.dims = shape_rules::from_shape(os);
   c.set_output("Out", out);
+}
+
+// atan2: X1's shape; fp32/fp64 keep their dtype, int32/int64 give fp64 (Paddle's rule).
+void infer_atan2(ShapeCtx& c) {
+  const TensorType& a = c.input("X1");
+  const TensorType& b = c.input("X2");
+  if (!a.known || !b.known) return;
+  if (a.dtype != b.dtype) {
+    c.error(fmt::format("X1 is {} but X2 is {}: atan2's operands must have one dtype", a.str(), b.str()));
+    return;
+  }
+  rt::Shape as, bs;
+  if (shape_rules::to_shape(c, a, as) && shape_rules::to_shape(c, b, bs))
+    if (std::string e = shapes::atan2_check(as, bs); !e.empty()) {
+      c.error(e);
+      return;
+    }
+  TensorType out = a;
+  if (a.dtype == pb::VarType::INT32 || a.dtype == pb::VarType::INT64) out.dtype = pb::VarType::FP64;
+  c.set_output("Out", out);
+}
+
+// minus: X's type; Y must match it (kernel rule: one shape, float32).
+void infer_minus(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  const TensorType& y = c.input("Y");
+  if (!x.known || !y.known) return;
+  bool same = x.dtype == y.dtype && x.dims.size() == y.dims.size();
+  for (size_t i = 0; same && i < x.dims.size(); ++i)
+    if (x.dims[i] >= 0 && y.dims[i] >= 0 && x.dims[i] != y.dims[i]) same = false;
+  if (!same) {
+    c.error(fmt::format("X is {} but Y is {}: minus takes one shape and dtype", x.str(), y.str()));
+    return;
+  }
+  if (x.dtype != pb::VarType::FP32) {
+    c.error(fmt::format("X is {}: minus is float32 only, as Paddle registers it", x.str()));
+    return;
+  }
+  c.set_output("Out", x);
 }
 
 }  // namespace
@@ -114,6 +154,15 @@ void add_elementwise_ops(std::vector<OpDef>& t) {
                  .in_place = std::string(name) == "add" ? kAddGradInPlace : std::vector<OpDef::InPlace>{}});
   }
   // lerp: three operands broadcast together; not fusable (three inputs).
+  // paddle.atan2: same-shape operands (Paddle does not broadcast them).
+  t.push_back({.type = "atan2", .family = "elementwise", .inputs = {{"X1"}, {"X2"}}, .outputs = {{"Out"}},
+               .grad = "atan2_grad", .infer_shape = infer_atan2});
+  t.push_back({.type = "atan2_grad", .family = "elementwise", .inputs = {{"X1"}, {"X2"}, {"Out@GRAD"}},
+               .outputs = {{"X1@GRAD", true}, {"X2@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+  // Fluid 1.x's minus (X - Y, same shapes). Paddle's backward writes scale ops for it, not a minus_grad,
+  // so it has no gradient rule here.
+  t.push_back({.type = "minus", .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
+               .infer_shape = infer_minus});
   t.push_back({.type = "lerp", .family = "elementwise", .inputs = {{"X"}, {"Y"}, {"Weight"}}, .outputs = {{"Out"}},
                .grad = "lerp_grad", .infer_shape = infer_lerp});
   t.push_back({.type = "lerp_grad", .family = "elementwise",

@@ -86,6 +86,61 @@ void infer_scatter_nd_add_grad(ShapeCtx& c) {
   if (u.known && c.has_output("Updates@GRAD")) c.set_output("Updates@GRAD", u);
 }
 
+// cummax / cummin: out like x, indices int32 or int64 by `dtype`.
+void infer_cum_extreme(ShapeCtx& c) {
+  const auto a = parse_attrs<kernels::CumExtremeAttrs>(c.op());
+  if (a.dtype != 2 && a.dtype != 3) {
+    c.error(fmt::format("dtype {} must be 2 (int32) or 3 (int64)", a.dtype));
+    return;
+  }
+  const TensorType& x = c.input("x");
+  rt::Shape xs;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  int axis = 0;
+  if (std::string e = shapes::cum_axis(xs, a.axis, axis); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  c.set_output("out", x);
+  TensorType idx = x;
+  idx.dtype = a.dtype == 2 ? pb::VarType::INT32 : pb::VarType::INT64;
+  c.set_output("indices", idx);
+}
+
+// logcumsumexp: X's shape, or 1-D of X's size with flatten.
+void infer_logcumsumexp(ShapeCtx& c) {
+  const auto a = parse_attrs<kernels::CumsumAttrs>(c.op());
+  const TensorType& x = c.input("X");
+  rt::Shape xs;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  TensorType out = x;
+  int axis = 0;
+  if (a.flatten) {
+    int64_t n = 1;
+    for (int64_t d : x.dims) n = (n < 0 || d < 0) ? -1 : n * d;
+    out.dims = {n};
+  } else if (std::string e = shapes::cum_axis(xs, a.axis, axis); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  c.set_output("Out", out);
+}
+
+// searchsorted: Values' shape, int32 or int64 by out_int32.
+void infer_searchsorted(ShapeCtx& c) {
+  const TensorType& seq = c.input("SortedSequence");
+  const TensorType& val = c.input("Values");
+  rt::Shape ss, vs;
+  if (!seq.known || !val.known || !shape_rules::to_shape(c, seq, ss) || !shape_rules::to_shape(c, val, vs)) return;
+  if (std::string e = shapes::searchsorted_check(ss, vs); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType out = val;
+  out.dtype = parse_attrs<kernels::SearchsortedAttrs>(c.op()).out_int32 ? pb::VarType::INT32 : pb::VarType::INT64;
+  c.set_output("Out", out);
+}
+
 }  // namespace
 
 void add_index_misc_ops(std::vector<OpDef>& t) {
@@ -98,6 +153,29 @@ void add_index_misc_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "cumprod_grad", .family = "index", .inputs = {{"X"}, {"Out"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .attrs = cumprod_attrs, .attrs_struct = "CumprodAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
+  // paddle.cummax / cummin (lower-case slots, as Paddle's generated ops): the gradient scatters out@GRAD
+  // back to the positions indices names.
+  const auto ext_attrs = kernel_attrs<kernels::CumExtremeAttrs>();
+  for (const std::string name : {"cummax", "cummin"}) {
+    t.push_back({.type = name, .family = "index", .inputs = {{"x"}}, .outputs = {{"out"}, {"indices"}},
+                 .attrs = ext_attrs, .attrs_struct = "CumExtremeAttrs", .grad = name + "_grad",
+                 .infer_shape = infer_cum_extreme});
+    t.push_back({.type = name + "_grad", .family = "index", .inputs = {{"x"}, {"indices"}, {"out@GRAD"}},
+                 .outputs = {{"x@GRAD", true}}, .attrs = ext_attrs, .attrs_struct = "CumExtremeAttrs",
+                 .infer_shape = shape_rules::grads_like_inputs});
+  }
+  // paddle.logcumsumexp: cumsum's attributes (kernels/index.h).
+  const auto lcse_attrs = kernel_attrs<kernels::CumsumAttrs>();
+  t.push_back({.type = "logcumsumexp", .family = "index", .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .attrs = lcse_attrs, .attrs_struct = "CumsumAttrs", .grad = "logcumsumexp_grad",
+               .infer_shape = infer_logcumsumexp});
+  t.push_back({.type = "logcumsumexp_grad", .family = "index", .inputs = {{"X"}, {"Out"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .attrs = lcse_attrs, .attrs_struct = "CumsumAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
+  // paddle.searchsorted: no gradient.
+  t.push_back({.type = "searchsorted", .family = "index", .inputs = {{"SortedSequence"}, {"Values"}},
+               .outputs = {{"Out"}}, .attrs = kernel_attrs<kernels::SearchsortedAttrs>(),
+               .attrs_struct = "SearchsortedAttrs", .infer_shape = infer_searchsorted, .share_lod = kShareLodNone});
   const auto kth_attrs = kernel_attrs<kernels::KthvalueAttrs>();
   t.push_back({.type = "kthvalue", .family = "index", .inputs = {{"X"}}, .outputs = {{"Out"}, {"Indices"}},
                .attrs = kth_attrs, .attrs_struct = "KthvalueAttrs", .grad = "kthvalue_grad",

@@ -1,4 +1,6 @@
-// compiler/ops/matmul.cc - mul, matmul (v1), matmul_v2, bmm and dot with their grads, and fc: the GEMM ops.
+// compiler/ops/matmul.cc - mul, matmul (v1), matmul_v2, bmm, dot and addmm with their grads, and fc: the GEMM ops.
+#include <fmt/format.h>
+
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
@@ -41,6 +43,28 @@ void infer_fc(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
+// addmm: Out [X rows, Y columns] in X's dtype (kernels/shapes/matmul.h).
+void infer_addmm(ShapeCtx& c) {
+  const TensorType& in = c.input("Input");
+  const TensorType& x = c.input("X");
+  const TensorType& y = c.input("Y");
+  rt::Shape is, xs, ys, os;
+  if (!in.known || !x.known || !y.known) return;
+  if (in.dtype != x.dtype || x.dtype != y.dtype) {
+    c.error(fmt::format("Input {}, X {} and Y {} must have one dtype", in.str(), x.str(), y.str()));
+    return;
+  }
+  if (!shape_rules::to_shape(c, in, is) || !shape_rules::to_shape(c, x, xs) || !shape_rules::to_shape(c, y, ys))
+    return;
+  if (std::string e = shapes::addmm_shape(is, xs, ys, os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType out = x;
+  out.dims = shape_rules::from_shape(os);
+  c.set_output("Out", out);
+}
+
 }  // namespace
 
 void add_matmul_ops(std::vector<OpDef>& t) {
@@ -71,6 +95,14 @@ void add_matmul_ops(std::vector<OpDef>& t) {
                .infer_shape = infer_product<kernels::BmmAttrs, shapes::bmm_shape>});
   t.push_back({.type = "bmm_grad", .family = "matmul", .inputs = {{"X"}, {"Y"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+  // paddle.addmm: Beta * Input (broadcast) + Alpha * X @ Y.
+  const auto addmm_attrs = kernel_attrs<kernels::AddmmAttrs>();
+  t.push_back({.type = "addmm", .family = "matmul", .inputs = {{"Input"}, {"X"}, {"Y"}}, .outputs = {{"Out"}},
+               .attrs = addmm_attrs, .attrs_struct = "AddmmAttrs", .grad = "addmm_grad", .infer_shape = infer_addmm,
+               .share_lod = kShareLodNone});
+  t.push_back({.type = "addmm_grad", .family = "matmul", .inputs = {{"Input"}, {"X"}, {"Y"}, {"Out@GRAD"}},
+               .outputs = {{"Input@GRAD", true}, {"X@GRAD", true}, {"Y@GRAD", true}}, .attrs = addmm_attrs,
+               .attrs_struct = "AddmmAttrs", .infer_shape = shape_rules::grads_like_inputs});
   // dot: row-wise inner products of 1-D or 2-D operands.
   t.push_back({.type = "dot", .family = "matmul", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}}, .grad = "dot_grad",
                .infer_shape = infer_product<kernels::DotAttrs, shapes::dot_shape>});

@@ -1,4 +1,4 @@
-// compiler/ops/tensor_manip_more.cc - split, stack, unstack, expand_v2, expand (Fluid 1.x), expand_as_v2, tile, shape, size, fill_constant_batch_size_like.
+// compiler/ops/tensor_manip_more.cc - flip and reverse (Fluid 1.x), diagonal, diag_embed, tril_triu, split, stack, unstack, expand_v2, expand (Fluid 1.x), expand_as_v2, tile, shape, size, fill_constant_batch_size_like.
 #include <fmt/format.h>
 
 #include "compiler/ir/attrs.h"
@@ -20,6 +20,7 @@ using kernels::SplitAttrs;
 using kernels::StackAttrs;
 using kernels::TileAttrs;
 using kernels::UnstackAttrs;
+using kernels::DiagonalAttrs;
 using kernels::FlipAttrs;
 using kernels::TrilTriuAttrs;
 
@@ -276,6 +277,38 @@ void infer_flip(ShapeCtx& c) {
   c.set_output("Out", x);
 }
 
+// diagonal: Input's other dims, then the diagonal (kernels/shapes/flip_tril.h).
+void infer_diagonal(ShapeCtx& c) {
+  const TensorType& x = c.input("Input");
+  rt::Shape xs, os;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  int a1 = 0, a2 = 0;
+  if (std::string e = shapes::diagonal_shape(xs, parse_attrs<kernels::DiagonalAttrs>(c.op()), a1, a2, os);
+      !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType out = x;
+  out.dims = shape_rules::from_shape(os);
+  c.set_output("Out", out);
+}
+
+// diag_embed: one dim more than Input (kernels/shapes/flip_tril.h).
+void infer_diag_embed(ShapeCtx& c) {
+  const TensorType& x = c.input("Input");
+  rt::Shape xs, os;
+  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
+  int a1 = 0, a2 = 0;
+  if (std::string e = shapes::diag_embed_shape(xs, parse_attrs<kernels::DiagEmbedAttrs>(c.op()), a1, a2, os);
+      !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType out = x;
+  out.dims = shape_rules::from_shape(os);
+  c.set_output("Out", out);
+}
+
 void infer_tril_triu(ShapeCtx& c) {
   const TensorType& x = c.input("X");
   rt::Shape xs;
@@ -301,6 +334,21 @@ void add_tensor_manip_more_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "flip", .family = f, .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = kernel_attrs<FlipAttrs>(), .attrs_struct = "FlipAttrs", .grad = "flip",
                .make_grad = unary_self_grad, .infer_shape = infer_flip});
+  // Fluid 1.x's reverse: flip's kernel and rule; its gradient is itself too.
+  t.push_back({.type = "reverse", .family = f, .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<FlipAttrs>(), .attrs_struct = "FlipAttrs", .grad = "reverse",
+               .make_grad = unary_self_grad, .infer_shape = infer_flip});
+  // paddle.diagonal; the gradient puts Out@GRAD back on the diagonals.
+  t.push_back({.type = "diagonal", .family = f, .inputs = {{"Input"}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<DiagonalAttrs>(), .attrs_struct = "DiagonalAttrs", .grad = "diagonal_grad",
+               .infer_shape = infer_diagonal, .share_lod = kShareLodNone});
+  t.push_back({.type = "diagonal_grad", .family = f, .inputs = {{"Input"}, {"Out@GRAD"}},
+               .outputs = {{"Input@GRAD", true}}, .attrs = kernel_attrs<DiagonalAttrs>(),
+               .attrs_struct = "DiagonalAttrs", .infer_shape = shape_rules::grads_like_inputs});
+  // paddle.diag_embed: no gradient (Paddle 2.6 writes none).
+  t.push_back({.type = "diag_embed", .family = f, .inputs = {{"Input"}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<kernels::DiagEmbedAttrs>(), .attrs_struct = "DiagEmbedAttrs",
+               .infer_shape = infer_diag_embed, .share_lod = kShareLodNone});
   t.push_back({.type = "tril_triu", .family = f, .inputs = {{"X"}}, .outputs = {{"Out"}},
                .attrs = kernel_attrs<TrilTriuAttrs>(), .attrs_struct = "TrilTriuAttrs", .grad = "tril_triu_grad",
                .infer_shape = infer_tril_triu});

@@ -1,4 +1,4 @@
-// kernels/cpu/flip_tril.cc - flip (reverse along axes) and tril_triu (keep one triangle of each matrix) with its gradient.
+// kernels/cpu/flip_tril.cc - flip and Fluid 1.x's reverse (reverse along axes) and tril_triu (keep one triangle of each matrix) with its gradient.
 #include <cstring>
 
 #include "kernels/cpu/kernel_util.h"
@@ -48,10 +48,8 @@ void tril_triu_impl(const char* op, const char* role, const Tensor& x, Tensor& o
   });
 }
 
-}  // namespace
-
-void flip(const Tensor& x, Tensor& out, const FlipAttrs& attrs) {
-  constexpr const char* op = "flip";
+// flip's body, under the name of the op that asked (flip, or Fluid 1.x's reverse).
+void flip_impl(const char* op, const Tensor& x, Tensor& out, const FlipAttrs& attrs) {
   require_init(op, "X", x);
   const Shape& s = x.shape();
   bool flipped[Shape::kMaxRank];
@@ -84,6 +82,11 @@ void flip(const Tensor& x, Tensor& out, const FlipAttrs& attrs) {
   }
   buf.finish();
 }
+
+}  // namespace
+
+void flip(const Tensor& x, Tensor& out, const FlipAttrs& attrs) { flip_impl("flip", x, out, attrs); }
+void reverse(const Tensor& x, Tensor& out, const FlipAttrs& attrs) { flip_impl("reverse", x, out, attrs); }
 
 void tril_triu(const Tensor& x, Tensor& out, const TrilTriuAttrs& attrs) {
   tril_triu_impl("tril_triu", "X", x, out, attrs);

@@ -159,6 +159,29 @@ void atanh_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad) {
   });
 }
 
+void logit(const Tensor& x, Tensor& out, const LogitAttrs& a) {
+  unary("logit", x, out, kFloat, [&](auto v) { return pw::Logit::f(v, a); });
+}
+void logit_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const LogitAttrs& a) {
+  unary_grad("logit_grad", "X", x, out_grad, x_grad, kFloat, [&](auto xv, auto d) {
+    using T = decltype(xv);
+    // Paddle's bounds: eps and the double 1 - eps, each rounded to T; zero outside them.
+    const T lo = static_cast<T>(a.eps), hi = static_cast<T>(1.0 - static_cast<double>(a.eps));
+    const T g = d * (T(1) / ((T(1) - xv) * xv));
+    return (xv < lo || xv > hi) ? T(0) : g;
+  });
+}
+
+void erfinv(const Tensor& x, Tensor& out) {
+  unary("erfinv", x, out, kFloat, [](auto v) { return pw::Erfinv::f(v); });
+}
+void erfinv_grad(const Tensor& out, const Tensor& out_grad, Tensor* x_grad) {
+  unary_grad("erfinv_grad", "Out", out, out_grad, x_grad, kFloat, [](auto o, auto d) {
+    using T = decltype(o);
+    return d * static_cast<T>(0.88622692545275801365) * std::exp(o * o);  // sqrt(pi) / 2
+  });
+}
+
 void round(const Tensor& x, Tensor& out) {
   unary("round", x, out, kFloat, [](auto v) { return pw::Round::f(v); });
 }

@@ -1,4 +1,4 @@
-// kernels/shapes/index_misc.h - kthvalue's output shape, for kernels and compiler.
+// kernels/shapes/index_misc.h - shapes of kthvalue, cummax/cummin, logcumsumexp and searchsorted, for kernels and compiler (-1: known at run time).
 #pragma once
 
 #include <string>
@@ -27,6 +27,29 @@ inline std::string kthvalue_shape(const Shape& x, const kernels::KthvalueAttrs& 
   for (int i = 0; i < x.rank; ++i)
     if (i != a) out.d[out.rank++] = x.d[i];
     else if (at.keepdim) out.d[out.rank++] = 1;
+  return {};
+}
+
+/// cummax / cummin / logcumsumexp (without flatten): `axis` in [-rank, rank)
+/// (a 0-D X takes 0 and -1). `a` gets it in [0, rank).
+inline std::string cum_axis(const Shape& x, int axis, int& a) {
+  const int rank = x.rank > 0 ? x.rank : 1;
+  a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank) return fmt::format("axis {} is out of range for X {}", axis, x.str());
+  return {};
+}
+
+/// searchsorted: SortedSequence 1-D, or of Values' rank with Values' leading
+/// dims (all but the last); Out has Values' shape.
+inline std::string searchsorted_check(const Shape& seq, const Shape& values) {
+  if (seq.rank < 1) return fmt::format("SortedSequence must have at least one dim, got {}", seq.str());
+  if (seq.rank == 1) return {};
+  bool ok = seq.rank == values.rank;
+  for (int i = 0; ok && i + 1 < seq.rank; ++i)
+    if (seq.d[i] >= 0 && values.d[i] >= 0 && seq.d[i] != values.d[i]) ok = false;
+  if (!ok)
+    return fmt::format("SortedSequence {} must be 1-D or share all but its last dim with Values {}", seq.str(),
+                       values.str());
   return {};
 }
 

@@ -1,4 +1,4 @@
-// kernels/shapes/matmul.h - the shape rules of mul, matmul (v1) and matmul_v2, for kernels and compiler.
+// kernels/shapes/matmul.h - the shape rules of mul, matmul (v1), matmul_v2 and addmm, for kernels and compiler.
 #pragma once
 
 #include "kernels/matmul.h"
@@ -140,6 +140,21 @@ inline std::string dot_shape(const Shape& x, const Shape& y, const kernels::DotA
   s.out.rank = 0;
   if (x.rank == 2) s.out.d[s.out.rank++] = x.d[0] >= 0 ? x.d[0] : y.d[0];
   return {};
+}
+
+/// addmm: X [M, K] and Y [K, N] 2-D; Input [M or 1, N or 1] or 1-D [N or 1]
+/// (paddle.addmm's rule); Out [M, N]. Unknown (-1) dims pass.
+inline std::string addmm_shape(const Shape& input, const Shape& x, const Shape& y, Shape& out) {
+  if (x.rank != 2 || y.rank != 2) return fmt::format("X {} and Y {} must be 2-D", x.str(), y.str());
+  if (x.d[1] >= 0 && y.d[0] >= 0 && x.d[1] != y.d[0])
+    return fmt::format("X {} and Y {} do not chain: X's columns must be Y's rows", x.str(), y.str());
+  out = Shape{x.d[0], y.d[1]};
+  auto fits = [](int64_t d, int64_t want) { return d < 0 || want < 0 || d == 1 || d == want; };
+  bool ok = false;
+  if (input.rank == 1) ok = fits(input.d[0], out.d[1]);
+  if (input.rank == 2) ok = fits(input.d[0], out.d[0]) && fits(input.d[1], out.d[1]);
+  if (!ok) return fmt::format("Input {} does not broadcast to [X rows, Y columns] {}", input.str(), out.str());
+  return "";
 }
 
 }  // namespace fluidc::shapes

@@ -1,4 +1,4 @@
-// test/unit/kernels/activation_unary_test.cc - the ops of kernels/activation_unary.h and kernels/unary_math.h: values, edges, gradients.
+// test/unit/kernels/activation_unary_test.cc - the ops of kernels/activation_unary.h and kernels/unary_math.h: values, edges, gradients (logit and erfinv included).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -243,4 +243,35 @@ TEST_CASE("unary math grads match finite differences", "[activation][grad][gradc
   // expm1_grad reads Out.
   grad("expm1", k::expm1, [](const Tensor&, const Tensor& o, const Tensor& d, Tensor* dx) { k::expm1_grad(o, d, dx); },
        -2, 2);
+}
+
+TEST_CASE("logit clips by eps; erfinv inverts erf and saturates past +-1", "[activation]") {
+  check_values("logit", [](const Tensor& x, Tensor& out) { k::logit(x, out, {0.0f}); },
+               [](double v) { return std::log(v / (1 - v)); }, {0.1, 0.5, 0.75, 0.9});
+  // eps 0.2 (the float attribute, as Paddle stores it): 0.1 is read as eps and 0.95 as 1 - eps.
+  check_values("logit", [](const Tensor& x, Tensor& out) { k::logit(x, out, {0.2f}); },
+               [](double v) {
+                 const double e = 0.2f, t = v < 0.3 ? e : 1 - e;
+                 return std::log(t / (1 - t));
+               }, {0.1, 0.95});
+  Tensor out;
+  k::logit(f32(Shape{2}, {-0.5f, 1.5f}), out, {0.0f});
+  CHECK(std::isnan(get(out, 0)));
+  CHECK(std::isnan(get(out, 1)));
+  for (double v : {-0.999, -0.5, -1e-6, 0.0, 0.3, 0.9, 0.99999}) {
+    k::erfinv(f64(Shape{1}, {v}), out);
+    CHECK(std::erf(get(out, 0)) == Approx(v).epsilon(1e-14).margin(1e-16));
+  }
+  k::erfinv(f64(Shape{4}, {1, -1, 2, -3}), out);
+  CHECK(values(out) == std::vector<double>{INFINITY, -INFINITY, INFINITY, -INFINITY});
+}
+
+TEST_CASE("logit and erfinv grads match finite differences; logit's is 0 where eps clips", "[activation][grad][gradcheck]") {
+  grad("logit", [](const Tensor& x, Tensor& o) { k::logit(x, o, {0.0f}); },
+       [](const Tensor& x, const Tensor&, const Tensor& d, Tensor* dx) { k::logit_grad(x, d, dx, {0.0f}); }, 0.1, 0.9);
+  grad("erfinv", k::erfinv,
+       [](const Tensor&, const Tensor& o, const Tensor& d, Tensor* dx) { k::erfinv_grad(o, d, dx); }, -0.8, 0.8);
+  Tensor dx;
+  k::logit_grad(f64(Shape{3}, {0.05, 0.5, 0.97}), f64(Shape{3}, {1, 1, 1}), &dx, {0.1f});
+  CHECK(values(dx) == std::vector<double>{0, 4, 0});
 }

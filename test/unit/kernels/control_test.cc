@@ -1,5 +1,7 @@
-// test/unit/kernels/control_test.cc - comparisons, logic, conditions, increment, select and tensor arrays.
+// test/unit/kernels/control_test.cc - comparisons, isclose/allclose, logic, conditions, increment, select and tensor arrays.
 #include <catch2/catch.hpp>
+
+#include <cmath>
 
 #include "kernels/compare.h"
 #include "kernels/control.h"
@@ -121,4 +123,38 @@ TEST_CASE("tensor_array_to_tensor: concatenated and stacked, OutIndex, errors", 
   CHECK_THROWS_WITH(fluidc::kernels::tensor_array_to_tensor(arr, out, index, stack), Catch::Contains("out of range"));
   fluidc::rt::TensorArray empty;
   CHECK_THROWS_WITH(fluidc::kernels::tensor_array_to_tensor(empty, out, index, cat), Catch::Contains("empty"));
+}
+
+TEST_CASE("isclose and allclose: Paddle's tolerance rule, NaN, tolerance tensors, refusals", "[control]") {
+  const double nan = std::nan("");
+  Tensor a = f64(Shape{6}, {1, 1, nan, nan, 100, 5}), b = f64(Shape{6}, {1, 1.001, nan, 0, 100.5, 4});
+  Tensor out;
+  kernels::isclose(a, b, nullptr, nullptr, out, {});
+  REQUIRE(out.dtype() == DType::kBool);
+  CHECK(values(out) == std::vector<double>{1, 0, 0, 0, 0, 0});
+  // |1 - 1.001| = 0.001 <= 0 + 0.01 * 1.001; |100 - 100.5| = 0.5 <= 0.01 * 100.5; |5 - 4| = 1 > 0.04.
+  kernels::IscloseAttrs loose{"0.01", "0", true};
+  kernels::isclose(a, b, nullptr, nullptr, out, loose);
+  CHECK(values(out) == std::vector<double>{1, 1, 1, 0, 1, 0});
+  kernels::allclose(a, b, nullptr, nullptr, out, loose);
+  CHECK(out.shape() == Shape{});
+  CHECK(get(out, 0) == 0);
+  // An Atol tensor of 1 replaces the attribute: now 5 and 4 are close too, but NaN and 0 are not.
+  Tensor one = f64(Shape{1}, {1});
+  kernels::isclose(a, b, nullptr, &one, out, loose);
+  CHECK(values(out) == std::vector<double>{1, 1, 1, 0, 1, 1});
+  Tensor c = f32(Shape{2}, {1, 2}), d = f32(Shape{2}, {1, 2});
+  kernels::allclose(c, d, nullptr, nullptr, out, {});
+  CHECK(get(out, 0) == 1);
+  // Tolerance strings must be whole finite numbers; shapes and dtypes must agree.
+  CHECK_THROWS_WITH(kernels::isclose(c, d, nullptr, nullptr, out, {"1e-5x", "0", false}),
+                    Catch::Contains("attribute rtol (5 characters) is not a finite number"));
+  CHECK_THROWS_WITH(kernels::isclose(c, d, nullptr, nullptr, out, {"1e-5", "inf", false}),
+                    Catch::Contains("attribute atol"));
+  CHECK_THROWS_WITH(kernels::isclose(c, f32(Shape{1, 2}, {1, 2}), nullptr, nullptr, out, {}),
+                    Catch::Contains("must have one shape"));
+  CHECK_THROWS_WITH(kernels::allclose(c, f64(Shape{2}, {1, 2}), nullptr, nullptr, out, {}),
+                    Catch::Contains("Other is"));
+  CHECK_THROWS_WITH(kernels::isclose(i32(Shape{1}, {1}), i32(Shape{1}, {1}), nullptr, nullptr, out, {}),
+                    Catch::Contains("unsupported dtype"));
 }

@@ -1,4 +1,4 @@
-// test/unit/kernels/elementwise_more_test.cc - elementwise_pow, elementwise_floordiv and the bitwise ops: values, dtypes, gradients.
+// test/unit/kernels/elementwise_more_test.cc - elementwise_pow, elementwise_floordiv, the bitwise ops, atan2 and minus: values, dtypes, gradients.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -66,4 +66,44 @@ TEST_CASE("elementwise_pow: gradient", "[elementwise]") {
                          kernels::elementwise_pow_grad(x, y, dout, g[0], g[1], a);
                        });
   }
+}
+
+TEST_CASE("atan2: quadrants, integers to fp64, no broadcasting", "[elementwise]") {
+  Tensor out;
+  kernels::atan2(f64(Shape{4}, {1, 1, -1, 0}), f64(Shape{4}, {1, -1, -1, -2}), out);
+  const double pi = 3.14159265358979323846;
+  CHECK(get(out, 0) == Approx(pi / 4));
+  CHECK(get(out, 1) == Approx(3 * pi / 4));
+  CHECK(get(out, 2) == Approx(-3 * pi / 4));
+  CHECK(get(out, 3) == Approx(pi));
+  kernels::atan2(i64(Shape{2}, {0, -3}), i64(Shape{2}, {5, 0}), out);
+  CHECK(out.dtype() == DType::kFP64);
+  CHECK(get(out, 0) == 0);
+  CHECK(get(out, 1) == Approx(-pi / 2));
+  CHECK_THROWS_WITH(kernels::atan2(f32(Shape{2, 2}, {1, 2, 3, 4}), f32(Shape{2}, {1, 2}), out),
+                    Catch::Contains("atan2 does not broadcast"));
+  CHECK_THROWS_WITH(kernels::atan2(f32(Shape{2}, {1, 2}), f64(Shape{2}, {1, 2}), out), Catch::Contains("X2 is"));
+}
+
+TEST_CASE("atan2_grad matches finite differences", "[elementwise][gradcheck]") {
+  for (DType dt : {DType::kFP32, DType::kFP64}) {
+    std::mt19937 rng(3);
+    Tensor a = random(Shape{3, 4}, dt, rng), b = random(Shape{3, 4}, dt, rng);
+    // Away from the origin, where atan2 is not differentiable.
+    for (int64_t i = 0; i < b.numel(); ++i) set(b, i, get(b, i) + (get(b, i) < 0 ? -0.5 : 0.5));
+    CHECK_GRADCHECK_OP("atan2", {&a, &b}, [&](Tensor& out) { kernels::atan2(a, b, out); },
+                       [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::atan2_grad(a, b, dout, g[0], g[1]); });
+  }
+}
+
+TEST_CASE("minus (Fluid 1.x): X - Y of one shape, no broadcasting", "[elementwise]") {
+  Tensor out;
+  kernels::minus(f32(Shape{3}, {5, 0, -2}), f32(Shape{3}, {1, 4, -7}), out);
+  CHECK(values(out) == std::vector<double>{4, -4, 5});
+  Tensor x = f32(Shape{2}, {1.5f, 2});
+  kernels::minus(x, f32(Shape{2}, {0.5f, 3}), x);  // written over X
+  CHECK(values(x) == std::vector<double>{1, -1});
+  // Paddle registers float32 only.
+  CHECK_THROWS_WITH(kernels::minus(f64(Shape{1}, {1}), f64(Shape{1}, {1}), out), Catch::Contains("unsupported dtype"));
+  CHECK_THROWS_WITH(kernels::minus(f32(Shape{2, 1}, {1, 2}), f32(Shape{2}, {1, 2}), out), Catch::Contains("shape"));
 }

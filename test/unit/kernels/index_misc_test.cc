@@ -1,4 +1,4 @@
-// test/unit/kernels/index_misc_test.cc - linspace, cumprod, kthvalue, scatter_nd_add: values, dtypes, errors, gradients.
+// test/unit/kernels/index_misc_test.cc - linspace, cumprod, cummax/cummin, logcumsumexp, kthvalue, searchsorted, scatter_nd_add: values, dtypes, errors, gradients.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -155,4 +155,127 @@ TEST_CASE("kthvalue / scatter_nd_add grads match finite differences", "[index][g
                          kernels::scatter_nd_add_grad(index, upd, dout, g[0], g[1]);
                        });
   }
+}
+
+TEST_CASE("cummax and cummin: running extremes, later ties, NaN takes over, int32 indices", "[index]") {
+  Tensor out, idx;
+  const double nan = std::nan("");
+  kernels::cummax(f32(Shape{6}, {1, 3, 3, 2, 3, 0}), out, idx, {});
+  CHECK(values(out) == std::vector<double>{1, 3, 3, 3, 3, 3});
+  CHECK(idx.dtype() == DType::kInt64);
+  CHECK(values(idx) == std::vector<double>{0, 1, 2, 2, 4, 4});  // ties move to the later position, as Paddle
+  kernels::cummin(i32(Shape{2, 3}, {3, 1, 1, 2, 5, 2}), out, idx, {.axis = 1, .dtype = 2});
+  CHECK(values(out) == std::vector<double>{3, 1, 1, 2, 2, 2});
+  CHECK(idx.dtype() == DType::kInt32);
+  CHECK(values(idx) == std::vector<double>{0, 1, 2, 0, 0, 2});
+  // Along axis 0 (negative): columns.
+  kernels::cummax(f64(Shape{3, 2}, {1, 5, 2, 4, 0, 6}), out, idx, {.axis = -2, .dtype = 3});
+  CHECK(values(out) == std::vector<double>{1, 5, 2, 5, 2, 6});
+  CHECK(values(idx) == std::vector<double>{0, 0, 1, 0, 1, 2});
+  kernels::cummax(f64(Shape{5}, {1, nan, 2, nan, 5}), out, idx, {});
+  CHECK(values(idx) == std::vector<double>{0, 1, 1, 3, 3});
+  CHECK(std::isnan(get(out, 4)));
+  CHECK_THROWS_WITH(kernels::cummax(f32(Shape{2}, {1, 2}), out, idx, {.axis = 1, .dtype = 3}),
+                    Catch::Contains("axis 1 is out of range"));
+  CHECK_THROWS_WITH(kernels::cummin(f32(Shape{2}, {1, 2}), out, idx, {.axis = 0, .dtype = 5}),
+                    Catch::Contains("dtype 5 must be 2 (int32) or 3 (int64)"));
+  Tensor g;
+  CHECK_THROWS_WITH(kernels::cummax_grad(f32(Shape{2}, {1, 2}), i64(Shape{2}, {0, 2}), f32(Shape{2}, {1, 1}), &g, {}),
+                    Catch::Contains("indices value 2"));
+}
+
+TEST_CASE("cummax and cummin grads match finite differences", "[index][gradcheck]") {
+  for (DType dt : {DType::kFP32, DType::kFP64}) {
+    // Values 0.1 apart, so no step of the check swaps two of them.
+    Tensor x;
+    x.resize(Shape{3, 5}, dt);
+    for (int64_t i = 0; i < 15; ++i) set(x, i, ((i * 7) % 15) * 0.1 - 0.7);
+    using Fwd = void (*)(const Tensor&, Tensor&, Tensor&, const kernels::CumExtremeAttrs&);
+    using Bwd = void (*)(const Tensor&, const Tensor&, const Tensor&, Tensor*, const kernels::CumExtremeAttrs&);
+    struct Op {
+      const char* name;
+      Fwd fwd;
+      Bwd bwd;
+    };
+    for (const Op& c : {Op{"cummax", kernels::cummax, kernels::cummax_grad},
+                        Op{"cummin", kernels::cummin, kernels::cummin_grad}}) {
+      const char* op = c.name;
+      const Fwd fwd = c.fwd;
+      const Bwd bwd = c.bwd;
+      const kernels::CumExtremeAttrs a{.axis = 1, .dtype = 3};
+      CHECK_GRADCHECK_OP(op, {&x}, [&](Tensor& out) { Tensor idx; fwd(x, out, idx, a); },
+                         [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                           Tensor out, idx;
+                           fwd(x, out, idx, a);
+                           bwd(x, idx, dout, g[0], a);
+                         });
+    }
+  }
+}
+
+TEST_CASE("logcumsumexp: inclusive, exclusive, reverse, flatten", "[index]") {
+  Tensor out;
+  const double l = std::log(std::exp(1.0) + std::exp(2.0)), all = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
+  kernels::logcumsumexp(f64(Shape{3}, {1, 2, 3}), out, {});
+  CHECK(get(out, 0) == Approx(1));
+  CHECK(get(out, 1) == Approx(l));
+  CHECK(get(out, 2) == Approx(all));
+  kernels::logcumsumexp(f64(Shape{3}, {1, 2, 3}), out, {.axis = 0, .exclusive = true, .reverse = true});
+  CHECK(get(out, 0) == Approx(std::log(std::exp(2.0) + std::exp(3.0))));
+  CHECK(get(out, 1) == Approx(3));
+  CHECK(get(out, 2) == std::numeric_limits<double>::lowest());  // Paddle's empty sum
+  // Large values do not overflow.
+  kernels::logcumsumexp(f32(Shape{2}, {1000, 1000}), out, {});
+  CHECK(get(out, 1) == Approx(1000 + std::log(2.0)));
+  kernels::logcumsumexp(f64(Shape{2, 2}, {1, 2, 3, 4}), out, {.flatten = true});
+  CHECK(out.shape() == Shape{4});
+  CHECK(get(out, 3) == Approx(std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0) + std::exp(4.0))));
+  CHECK_THROWS_WITH(kernels::logcumsumexp(f64(Shape{2}, {1, 2}), out, {.axis = -2}),
+                    Catch::Contains("axis -2 is out of range"));
+}
+
+TEST_CASE("logcumsumexp grad matches finite differences in every mode", "[index][gradcheck]") {
+  for (DType dt : {DType::kFP32, DType::kFP64})
+    for (bool excl : {false, true})
+      for (bool rev : {false, true})
+        for (bool flat : {false, true}) {
+          INFO("exclusive " << excl << " reverse " << rev << " flatten " << flat);
+          std::mt19937 rng(17);
+          Tensor x = random(Shape{2, 4}, dt, rng, -2, 2);
+          const kernels::CumsumAttrs a{.axis = 1, .flatten = flat, .exclusive = excl, .reverse = rev};
+          // An exclusive scan's empty sum is the lowest finite value, whose size would swamp the
+          // check's weighted sum: it is zeroed in the checked forward (no X reaches it).
+          auto fwd = [&](Tensor& out) {
+            kernels::logcumsumexp(x, out, a);
+            for (int64_t i = 0; i < out.numel(); ++i)
+              if (get(out, i) < -1e30) set(out, i, 0);
+          };
+          CHECK_GRADCHECK_OP("logcumsumexp", {&x}, fwd,
+                             [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                               Tensor out;
+                               kernels::logcumsumexp(x, out, a);
+                               kernels::logcumsumexp_grad(x, out, dout, g[0], a);
+                             });
+        }
+}
+
+TEST_CASE("searchsorted: left and right, per-row sequences, mixed dtypes, inf and NaN past the end", "[index]") {
+  Tensor out;
+  Tensor seq = f32(Shape{5}, {1, 3, 3, 5, 7});
+  kernels::searchsorted(seq, f32(Shape{2, 3}, {0, 3, 4, 7, 8, 3.5f}), out, {});
+  CHECK(out.dtype() == DType::kInt64);
+  CHECK(values(out) == std::vector<double>{0, 1, 3, 4, 5, 3});
+  kernels::searchsorted(seq, f32(Shape{2, 3}, {0, 3, 4, 7, 8, 3.5f}), out, {.out_int32 = true, .right = true});
+  CHECK(out.dtype() == DType::kInt32);
+  CHECK(values(out) == std::vector<double>{0, 3, 3, 5, 5, 3});
+  // One sorted row per leading index.
+  kernels::searchsorted(i64(Shape{2, 3}, {1, 2, 3, 10, 20, 30}), i64(Shape{2, 2}, {2, 25, 2, 25}), out, {});
+  CHECK(values(out) == std::vector<double>{1, 3, 0, 2});
+  // Integer values in a float row; +-inf and NaN go to the end, as Paddle.
+  kernels::searchsorted(seq, i32(Shape{2}, {3, 6}), out, {});
+  CHECK(values(out) == std::vector<double>{1, 4});
+  kernels::searchsorted(seq, f64(Shape{3}, {-INFINITY, INFINITY, std::nan("")}), out, {});
+  CHECK(values(out) == std::vector<double>{5, 5, 5});
+  CHECK_THROWS_WITH(kernels::searchsorted(f32(Shape{3, 2}, {1, 2, 3, 4, 5, 6}), f32(Shape{2, 2}, {1, 2, 3, 4}), out, {}),
+                    Catch::Contains("must be 1-D or share all but its last dim"));
 }

@@ -1,4 +1,4 @@
-// test/unit/kernels/matmul_test.cc - mul, matmul, matmul_v2: shape rules, values, aliasing, errors, gradients.
+// test/unit/kernels/matmul_test.cc - mul, matmul, matmul_v2, addmm: shape rules, values, aliasing, errors, gradients.
 #include <catch2/catch.hpp>
 
 #include <type_traits>
@@ -323,4 +323,41 @@ TEST_CASE("bmm multiplies batch by batch and rejects broadcasting", "[matmul][bm
                        [&](const Tensor& dout, std::vector<Tensor*>& g) { kernels::bmm_grad(a, b, dout, g[0], g[1]); },
                        GradCheckOptions::for_dtype(dt));
   }
+}
+
+TEST_CASE("addmm: Beta * Input + Alpha * X @ Y with each broadcast form of Input", "[matmul]") {
+  // X @ Y = [[1*1 + 2*3, 1*2 + 2*4], [3*1 + 4*3, 3*2 + 4*4]] = [[7, 10], [15, 22]].
+  Tensor x = f64(Shape{2, 2}, {1, 2, 3, 4}), y = f64(Shape{2, 2}, {1, 2, 3, 4}), out;
+  const kernels::AddmmAttrs a{.Alpha = 2.0f, .Beta = 0.5f};
+  kernels::addmm(f64(Shape{2, 2}, {2, 4, 6, 8}), x, y, out, a);
+  CHECK(values(out) == std::vector<double>{15, 22, 33, 48});
+  kernels::addmm(f64(Shape{1, 2}, {2, 4}), x, y, out, a);  // a row for every row
+  CHECK(values(out) == std::vector<double>{15, 22, 31, 46});
+  kernels::addmm(f64(Shape{2, 1}, {2, 4}), x, y, out, a);  // a column for every column
+  CHECK(values(out) == std::vector<double>{15, 21, 32, 46});
+  kernels::addmm(f64(Shape{2}, {2, 4}), x, y, out, a);  // 1-D: a row
+  CHECK(values(out) == std::vector<double>{15, 22, 31, 46});
+  kernels::addmm(f64(Shape{1}, {2}), x, y, out, a);
+  CHECK(values(out) == std::vector<double>{15, 21, 31, 45});
+  // Out written over a broadcast Input.
+  Tensor in = f64(Shape{1, 2}, {2, 4});
+  kernels::addmm(in, x, y, in, a);
+  CHECK(values(in) == std::vector<double>{15, 22, 31, 46});
+  CHECK_THROWS_WITH(kernels::addmm(f64(Shape{3}, {1, 2, 3}), x, y, out, a), Catch::Contains("does not broadcast"));
+  CHECK_THROWS_WITH(kernels::addmm(f64(Shape{2, 2}, {1, 2, 3, 4}), x, f64(Shape{3, 1}, {1, 2, 3}), out, a),
+                    Catch::Contains("do not chain"));
+}
+
+TEST_CASE("addmm_grad matches finite differences for each Input form", "[matmul][gradcheck]") {
+  for (DType dt : {DType::kFP32, DType::kFP64})
+    for (const Shape& is : {Shape{3, 4}, Shape{1, 4}, Shape{3, 1}, Shape{4}, Shape{1}}) {
+      INFO("Input " << is.str() << " " << rt::dtype_name(dt));
+      std::mt19937 rng(7);
+      Tensor in = random(is, dt, rng), x = random(Shape{3, 5}, dt, rng), y = random(Shape{5, 4}, dt, rng);
+      const kernels::AddmmAttrs a{.Alpha = 1.5f, .Beta = -0.5f};
+      CHECK_GRADCHECK_OP("addmm", {&in, &x, &y}, [&](Tensor& out) { kernels::addmm(in, x, y, out, a); },
+                         [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                           kernels::addmm_grad(in, x, y, dout, g[0], g[1], g[2], a);
+                         });
+    }
 }
