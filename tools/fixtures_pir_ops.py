@@ -706,6 +706,19 @@ def rpn_proposals_case(r):
          np.array([[64, 80], [50, 60]], "float32")]
 
 
+@case("region_pool")
+def region_pool_case(r):
+    """roi_pool (Faster R-CNN) and psroi_pool (R-FCN) with per-image box counts, one box partly outside."""
+    class M(nn.Layer):
+        def forward(self, x, boxes, boxes_num):
+            return (paddle.vision.ops.roi_pool(x, boxes, boxes_num, output_size=(2, 3), spatial_scale=0.5),
+                    paddle.vision.ops.psroi_pool(x, boxes, boxes_num, output_size=2, spatial_scale=0.5))
+
+    boxes = np.array([[1.0, 1.0, 9.0, 7.0], [-3.0, 2.0, 7.5, 14.0], [2.0, 0.0, 4.0, 3.0]], "float32")
+    return (M(), [spec("x", [2, 8, 6, 6]), spec("boxes", [3, 4]), spec("boxes_num", [2], "int32")],
+            [uniform(r, [2, 8, 6, 6]), boxes, np.array([2, 1], "int32")])
+
+
 # --------------------------------------------------------------------------
 # saving, running the saved model, recording
 # --------------------------------------------------------------------------

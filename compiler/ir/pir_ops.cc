@@ -198,6 +198,8 @@ const Spec kSpecs[] = {
     {"cast", "cast", "X", "Out", "dtype=out_dtype"},
     {"assign", "assign", "X", "Out"},
     {"roi_align", "roi_align", "X ROIs RoisNum", "Out"},
+    {"roi_pool", "roi_pool", "X ROIs RoisNum", "Out Argmax"},
+    {"psroi_pool", "psroi_pool", "X ROIs RoisNum", "Out"},
     {"rrelu", "rrelu", "X", "Out Noise"},
     {"bilinear", "bilinear_tensor_product", "X Y Weight Bias", "Out"},
     {"assign_value", "assign_value", "~", "Out", "values=*_values"},
