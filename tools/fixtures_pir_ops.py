@@ -719,6 +719,22 @@ def region_pool_case(r):
             [uniform(r, [2, 8, 6, 6]), boxes, np.array([2, 1], "int32")])
 
 
+@case("fpn_collect")
+def fpn_collect_case(r):
+    """distribute_fpn_proposals then collect_fpn_proposals (Paddle 3 keeps the op, with no Python function: _C_ops)."""
+    class M(nn.Layer):
+        def forward(self, rois, num):
+            multi, _, nums = paddle.vision.ops.distribute_fpn_proposals(rois, 2, 4, 3, 24, rois_num=num)
+            multi_scores = [paddle.ones([paddle.shape(m)[0], 1]) * 0.5 + paddle.mean(m, axis=1, keepdim=True) * 0.01
+                            for m in multi]
+            return paddle._C_ops.collect_fpn_proposals(multi, multi_scores, nums, 5)
+
+    xy = r.uniform(0, 40, size=(7, 2))
+    boxes = np.concatenate([xy, xy + r.uniform(4, 60, size=(7, 2))], axis=1).astype("float32")
+    # Each box's score from its coordinates: distinct, so no tie decides the order.
+    return (M(), [spec("rois", [7, 4]), spec("num", [2], "int32")], [boxes, np.array([4, 3], "int32")])
+
+
 # --------------------------------------------------------------------------
 # saving, running the saved model, recording
 # --------------------------------------------------------------------------

@@ -289,6 +289,8 @@ const Spec kSpecs[] = {
      "RpnRois RpnRoiProbs RpnRoisNum", "pre_nms_top_n=pre_nms_topN post_nms_top_n=post_nms_topN"},
     {"distribute_fpn_proposals", "distribute_fpn_proposals", "FpnRois RoisNum",
      "MultiFpnRois MultiLevelRoIsNum RestoreIndex"},
+    {"collect_fpn_proposals", "collect_fpn_proposals", "MultiLevelRois MultiLevelScores MultiLevelRoIsNum",
+     "FpnRois RoisNum", "post_nms_topn=post_nms_topN"},
     {"beam_search", "beam_search", "pre_ids pre_scores ids scores", "selected_ids selected_scores parent_idx"},
     {"is_empty", "is_empty", "X", "Out"},
 };
