@@ -47,6 +47,32 @@ void generate_proposals_v2(const Tensor& scores, const Tensor& bbox_deltas, cons
                            const Tensor& anchors, const Tensor& variances, Tensor& rpn_rois, Tensor& rpn_roi_probs,
                            Tensor* rpn_rois_num, const GenerateProposalsAttrs& attrs);
 
+/// Attributes of `generate_proposals` (v1: fluid.layers.generate_proposals), v2's without pixel_offset;
+/// all required, as Paddle 2.6.2's v1 declares them without defaults.
+struct GenerateProposalsV1Attrs {
+  int pre_nms_topN = 6000;
+  int post_nms_topN = 1000;
+  float nms_thresh = 0.5f;
+  float min_size = 0.1f;
+  float eta = 1.0f;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("pre_nms_topN", &GenerateProposalsV1Attrs::pre_nms_topN, kRequiredAttr);
+    f("post_nms_topN", &GenerateProposalsV1Attrs::post_nms_topN, kRequiredAttr);
+    f("nms_thresh", &GenerateProposalsV1Attrs::nms_thresh, kRequiredAttr);
+    f("min_size", &GenerateProposalsV1Attrs::min_size, kRequiredAttr);
+    f("eta", &GenerateProposalsV1Attrs::eta, kRequiredAttr);
+  }
+};
+/// The Fluid 1.x spelling of generate_proposals_v2: ImInfo [N, 3] (height,
+/// width, scale) for ImShape, pixel_offset always on, the min_size filter
+/// on sizes divided by the scale (the original image's pixels), and
+/// RpnRois / RpnRoiProbs carrying the per-image LoD.
+void generate_proposals(const Tensor& scores, const Tensor& bbox_deltas, const Tensor& im_info, const Tensor& anchors,
+                        const Tensor& variances, Tensor& rpn_rois, Tensor& rpn_roi_probs, Tensor* rpn_rois_num,
+                        const GenerateProposalsV1Attrs& attrs);
+
 /// Attributes of `distribute_fpn_proposals`.
 struct DistributeFpnProposalsAttrs {
   int min_level = 0;    ///< the first FPN level

@@ -1,4 +1,4 @@
-// compiler/ops/detection_rpn.cc - the two-stage detectors' proposal ops' table: generate_proposals_v2, distribute_fpn_proposals, collect_fpn_proposals (no gradients).
+// compiler/ops/detection_rpn.cc - the two-stage detectors' proposal ops' table: generate_proposals_v2 and v1, distribute_fpn_proposals, collect_fpn_proposals (no gradients).
 //
 // Their row counts depend on the scores and boxes (-1 here); the kernels
 // (kernels/detection_rpn.h) write the per-image LoD themselves.
@@ -16,13 +16,14 @@ namespace {
 using kernels::CollectFpnProposalsAttrs;
 using kernels::DistributeFpnProposalsAttrs;
 using kernels::GenerateProposalsAttrs;
+using kernels::GenerateProposalsV1Attrs;
 
 // RpnRois [-1, 4] and RpnRoiProbs [-1, 1] like Scores; RpnRoisNum [N] int32.
 void infer_generate_proposals(ShapeCtx& c) {
   const TensorType& s = c.input("Scores");
   if (!s.known) return;
   if (s.dims.size() != 4) {
-    c.error("generate_proposals_v2: Scores must be [N, A, H, W], got " + s.str());
+    c.error(c.op().type() + ": Scores must be [N, A, H, W], got " + s.str());
     return;
   }
   c.set_output("RpnRois", known_type(s.dtype, {-1, 4}));
@@ -84,6 +85,12 @@ void add_detection_rpn_ops(std::vector<OpDef>& t) {
                .inputs = {{"Scores"}, {"BboxDeltas"}, {"ImShape"}, {"Anchors"}, {"Variances"}},
                .outputs = {{"RpnRois"}, {"RpnRoiProbs"}, {"RpnRoisNum", true}},
                .attrs = kernel_attrs<GenerateProposalsAttrs>(), .attrs_struct = "GenerateProposalsAttrs",
+               .infer_shape = infer_generate_proposals, .share_lod = kShareLodNone});
+  // v1 (Fluid 1.x): ImInfo for ImShape, no pixel_offset attribute; the kernel writes the per-image LoD.
+  t.push_back({.type = "generate_proposals", .family = "detection_rpn",
+               .inputs = {{"Scores"}, {"BboxDeltas"}, {"ImInfo"}, {"Anchors"}, {"Variances"}},
+               .outputs = {{"RpnRois"}, {"RpnRoiProbs"}, {"RpnRoisNum", true}},
+               .attrs = kernel_attrs<GenerateProposalsV1Attrs>(), .attrs_struct = "GenerateProposalsV1Attrs",
                .infer_shape = infer_generate_proposals, .share_lod = kShareLodNone});
   t.push_back({.type = "distribute_fpn_proposals", .family = "detection_rpn",
                .inputs = {{"FpnRois"}, {"RoisNum", true}},

@@ -1,4 +1,4 @@
-// test/unit/kernels/detection_rpn_test.cc - generate_proposals_v2, distribute_fpn_proposals and collect_fpn_proposals: hand-computed boxes and levels, an empty image, refusals.
+// test/unit/kernels/detection_rpn_test.cc - generate_proposals (v2 and v1), distribute_fpn_proposals and collect_fpn_proposals: hand-computed boxes and levels, an empty image, refusals.
 #include <catch2/catch.hpp>
 
 #include "kernels/detection_rpn.h"
@@ -125,4 +125,31 @@ TEST_CASE("collect_fpn_proposals keeps the best boxes of all levels, grouped by 
                     Catch::Contains("the images hold 2 boxes but MultiLevelRois has 3 rows"));
   CHECK_THROWS_WITH(kernels::collect_fpn_proposals(rois, 2, scores, 2, nums, 2, out, &num, {-1}),
                     Catch::Contains("post_nms_topN must not be negative"));
+}
+
+TEST_CASE("generate_proposals (v1) filters sizes at the original scale and writes the per-image LoD", "[detection_rpn]") {
+  // generate_proposals_v2's first case twice: image 0 at scale 1, image 1 at scale 2. The boxes [0, 0, 15, 15]
+  // and [12, 4, 23, 19] are 16 and 12 pixels wide: at scale 2, 15 / 2 + 1 and 11 / 2 + 1, both under
+  // min_size 12, so image 1 gets Paddle's zero box.
+  Tensor scores = f32(Shape{2, 2, 1, 1}, {0.9f, 0.8f, 0.9f, 0.8f});
+  Tensor deltas = f32(Shape{2, 8, 1, 1}, {0, 0, 0, 0, 0.5f, 0, 0, 0, 0, 0, 0, 0, 0.5f, 0, 0, 0});
+  Tensor im = f32(Shape{2, 3}, {20, 24, 1, 20, 24, 2});
+  Tensor anchors = f32(Shape{1, 1, 2, 4}, {0, 0, 15, 15, 4, 4, 19, 19});
+  Tensor var = f32(Shape{1, 1, 2, 4}, {1, 1, 1, 1, 1, 1, 1, 1});
+  Tensor rois, probs, num;
+  kernels::GenerateProposalsV1Attrs a;
+  a.min_size = 12;
+  kernels::generate_proposals(scores, deltas, im, anchors, var, rois, probs, &num, a);
+  CHECK(values(rois) == dv({0, 0, 15, 15, 12, 4, 23, 19, 0, 0, 0, 0}));
+  CHECK(values(num) == dv({2, 1}));
+  REQUIRE(rois.lod() != nullptr);
+  REQUIRE(probs.lod() != nullptr);
+  CHECK((*rois.lod())[0] == std::vector<uint64_t>{0, 2, 3});
+  CHECK((*probs.lod())[0] == std::vector<uint64_t>{0, 2, 3});
+  Tensor im2 = f32(Shape{2, 2}, {20, 24, 20, 24});
+  CHECK_THROWS_WITH(kernels::generate_proposals(scores, deltas, im2, anchors, var, rois, probs, &num, a),
+                    Catch::Contains("ImInfo must be [N, 3] (height, width, scale)"));
+  Tensor zero_scale = f32(Shape{2, 3}, {20, 24, 1, 20, 24, 0});
+  CHECK_THROWS_WITH(kernels::generate_proposals(scores, deltas, zero_scale, anchors, var, rois, probs, &num, a),
+                    Catch::Contains("ImInfo's scale of image 1 must be positive"));
 }
