@@ -735,6 +735,17 @@ def fpn_collect_case(r):
     return (M(), [spec("rois", [7, 4]), spec("num", [2], "int32")], [boxes, np.array([4, 3], "int32")])
 
 
+@case("max_unpool")
+def max_unpool_case(r):
+    """max_pool2d with its mask then max_unpool2d (SegNet's decoder), with an explicit output_size."""
+    class M(nn.Layer):
+        def forward(self, x):
+            pooled, mask = F.max_pool2d(x, 3, 2, 1, return_mask=True)
+            return F.max_unpool2d(pooled, mask, 3, 2, 1, output_size=[8, 10]), F.max_unpool2d(pooled, mask, 3, 2, 1)
+
+    return M(), [spec("x", [2, 3, 7, 9])], [uniform(r, [2, 3, 7, 9])]
+
+
 # --------------------------------------------------------------------------
 # saving, running the saved model, recording
 # --------------------------------------------------------------------------

@@ -43,6 +43,7 @@ const Spec kSpecs[] = {
     {"pool3d", "pool3d", "X", "Out", "kernel_size=ksize"},
     {"max_pool3d_with_index", "max_pool3d_with_index", "X", "Out Mask", "kernel_size=ksize"},
     {"max_pool2d_with_index", "max_pool2d_with_index", "X", "Out Mask", "kernel_size=ksize"},
+    {"unpool", "unpool", "X Indices @output_size", "Out", "padding=paddings"},
     {"maxout", "maxout", "X", "Out"},
     {"batch_norm", "batch_norm", "X Mean Variance Scale Bias",
      "Y MeanOut VarianceOut SavedMean SavedVariance ReserveSpace", "data_format=data_layout"},
