@@ -1,4 +1,4 @@
-// kernels/detection_boxes.h - Fluid 1.x box helpers of Faster R-CNN/SSD heads: box_clip, iou_similarity, anchor_generator.
+// kernels/detection_boxes.h - Fluid 1.x box helpers of Faster R-CNN/SSD heads: box_clip, iou_similarity, anchor_generator, box_decoder_and_assign.
 //
 // fp32 and fp64. None has a gradient in Paddle.
 #pragma once
@@ -59,5 +59,27 @@ struct AnchorGeneratorAttrs {
 /// [H, W, A, 4] repeats `variances`. Anchors and Variances take Input's
 /// dtype (fp32 or fp64).
 void anchor_generator(const Tensor& input, Tensor& anchors, Tensor& variances, const AnchorGeneratorAttrs& attrs);
+
+/// Attributes of `box_decoder_and_assign` (fluid.layers.box_decoder_and_assign, Cascade R-CNN).
+struct BoxDecoderAndAssignAttrs {
+  float box_clip = 4.135f;  ///< the largest log-scale of a width or height delta (Paddle's default, log(1000 / 16))
+  template <class F>
+  static void fields(F&& f) {
+    f("box_clip", &BoxDecoderAndAssignAttrs::box_clip);
+  }
+};
+/// PriorBox [N, 4] pixel boxes (x1, y1, x2, y2, both edge pixels counted),
+/// PriorBoxVar [4], TargetBox [N, 4C] one delta set per class, BoxScore
+/// [N, C]. DecodeBox [N, 4C]: each class's deltas applied to the prior box
+/// (centre moved by var * delta * size, size scaled by exp(min(var * delta,
+/// box_clip))). OutputAssignBox [N, 4]: the decoded box of the best-scoring
+/// class other than 0 (the first on ties) whose score is above -1, else the
+/// prior box itself (Paddle's start value: a row whose non-background scores
+/// are all <= -1 keeps its prior). OutputAssignBox keeps PriorBox's LoD,
+/// DecodeBox has none (as Paddle 2.6.2 writes them). PriorBoxVar is
+/// required: Paddle declares it optional but its kernel always reads it.
+void box_decoder_and_assign(const Tensor& prior_box, const Tensor* prior_box_var, const Tensor& target_box,
+                            const Tensor& box_score, Tensor& decode_box, Tensor& output_assign_box,
+                            const BoxDecoderAndAssignAttrs& attrs);
 
 }  // namespace fluidc::kernels

@@ -1,4 +1,4 @@
-// kernels/detection_rpn.h - the two-stage detectors' proposal ops: generate_proposals_v2 (RPN boxes) and distribute_fpn_proposals (boxes by FPN level).
+// kernels/detection_rpn.h - the two-stage detectors' proposal ops: generate_proposals_v2 (RPN boxes), distribute_fpn_proposals and collect_fpn_proposals (boxes by FPN level and back).
 //
 // These are the ops Faster / Mask / Cascade R-CNN programs exported by
 // PaddleDetection 2.x run between the RPN head and roi_align. Boxes are
@@ -47,6 +47,32 @@ void generate_proposals_v2(const Tensor& scores, const Tensor& bbox_deltas, cons
                            const Tensor& anchors, const Tensor& variances, Tensor& rpn_rois, Tensor& rpn_roi_probs,
                            Tensor* rpn_rois_num, const GenerateProposalsAttrs& attrs);
 
+/// Attributes of `generate_proposals` (v1: fluid.layers.generate_proposals), v2's without pixel_offset;
+/// all required, as Paddle 2.6.2's v1 declares them without defaults.
+struct GenerateProposalsV1Attrs {
+  int pre_nms_topN = 6000;
+  int post_nms_topN = 1000;
+  float nms_thresh = 0.5f;
+  float min_size = 0.1f;
+  float eta = 1.0f;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("pre_nms_topN", &GenerateProposalsV1Attrs::pre_nms_topN, kRequiredAttr);
+    f("post_nms_topN", &GenerateProposalsV1Attrs::post_nms_topN, kRequiredAttr);
+    f("nms_thresh", &GenerateProposalsV1Attrs::nms_thresh, kRequiredAttr);
+    f("min_size", &GenerateProposalsV1Attrs::min_size, kRequiredAttr);
+    f("eta", &GenerateProposalsV1Attrs::eta, kRequiredAttr);
+  }
+};
+/// The Fluid 1.x spelling of generate_proposals_v2: ImInfo [N, 3] (height,
+/// width, scale) for ImShape, pixel_offset always on, the min_size filter
+/// on sizes divided by the scale (the original image's pixels), and
+/// RpnRois / RpnRoiProbs carrying the per-image LoD.
+void generate_proposals(const Tensor& scores, const Tensor& bbox_deltas, const Tensor& im_info, const Tensor& anchors,
+                        const Tensor& variances, Tensor& rpn_rois, Tensor& rpn_roi_probs, Tensor* rpn_rois_num,
+                        const GenerateProposalsV1Attrs& attrs);
+
 /// Attributes of `distribute_fpn_proposals`.
 struct DistributeFpnProposalsAttrs {
   int min_level = 0;    ///< the first FPN level
@@ -74,5 +100,29 @@ struct DistributeFpnProposalsAttrs {
 void distribute_fpn_proposals(const Tensor& fpn_rois, const Tensor* rois_num, Tensor* const* multi_fpn_rois,
                               int levels, Tensor& restore_index, Tensor* const* multi_level_rois_num, int counted,
                               const DistributeFpnProposalsAttrs& attrs);
+
+/// Attributes of `collect_fpn_proposals`.
+struct CollectFpnProposalsAttrs {
+  int post_nms_topN = 0;  ///< boxes kept over all images and levels together
+
+  template <class F>
+  static void fields(F&& f) {
+    f("post_nms_topN", &CollectFpnProposalsAttrs::post_nms_topN, kRequiredAttr);
+  }
+};
+/// The levels' proposals back into one list (Fluid 1.x FPN detectors,
+/// fluid.layers.collect_fpn_proposals): MultiLevelRois [r_l, 4] and
+/// MultiLevelScores [r_l, 1] per level, their images given by
+/// MultiLevelRoIsNum (one int32/int64 [N] per level, or none: then by each
+/// level's LoD). The post_nms_topN best-scoring boxes over every image and
+/// level (ties: level by level, in row order, as Paddle's stable sort
+/// leaves them), grouped by image in that order: FpnRois [kept, 4] with
+/// the per-image LoD, RoisNum [N] int32 (may be null). A level's boxes go
+/// to the images their counts give; Paddle 2.6.2 steps at most one image
+/// per box, so it files the boxes after an image with no boxes at that
+/// level under the wrong image (fluidc does not).
+void collect_fpn_proposals(const Tensor* const* multi_level_rois, int levels, const Tensor* const* multi_level_scores,
+                           int scored, const Tensor* const* multi_level_rois_num, int counted, Tensor& fpn_rois,
+                           Tensor* rois_num, const CollectFpnProposalsAttrs& attrs);
 
 }  // namespace fluidc::kernels

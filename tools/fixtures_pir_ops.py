@@ -799,6 +799,46 @@ def rpn_proposals_case(r):
          np.array([[64, 80], [50, 60]], "float32")]
 
 
+@case("region_pool")
+def region_pool_case(r):
+    """roi_pool (Faster R-CNN) and psroi_pool (R-FCN) with per-image box counts, one box partly outside."""
+    class M(nn.Layer):
+        def forward(self, x, boxes, boxes_num):
+            return (paddle.vision.ops.roi_pool(x, boxes, boxes_num, output_size=(2, 3), spatial_scale=0.5),
+                    paddle.vision.ops.psroi_pool(x, boxes, boxes_num, output_size=2, spatial_scale=0.5))
+
+    boxes = np.array([[1.0, 1.0, 9.0, 7.0], [-3.0, 2.0, 7.5, 14.0], [2.0, 0.0, 4.0, 3.0]], "float32")
+    return (M(), [spec("x", [2, 8, 6, 6]), spec("boxes", [3, 4]), spec("boxes_num", [2], "int32")],
+            [uniform(r, [2, 8, 6, 6]), boxes, np.array([2, 1], "int32")])
+
+
+@case("fpn_collect")
+def fpn_collect_case(r):
+    """distribute_fpn_proposals then collect_fpn_proposals (Paddle 3 keeps the op, with no Python function: _C_ops)."""
+    class M(nn.Layer):
+        def forward(self, rois, num):
+            multi, _, nums = paddle.vision.ops.distribute_fpn_proposals(rois, 2, 4, 3, 24, rois_num=num)
+            multi_scores = [paddle.ones([paddle.shape(m)[0], 1]) * 0.5 + paddle.mean(m, axis=1, keepdim=True) * 0.01
+                            for m in multi]
+            return paddle._C_ops.collect_fpn_proposals(multi, multi_scores, nums, 5)
+
+    xy = r.uniform(0, 40, size=(7, 2))
+    boxes = np.concatenate([xy, xy + r.uniform(4, 60, size=(7, 2))], axis=1).astype("float32")
+    # Each box's score from its coordinates: distinct, so no tie decides the order.
+    return (M(), [spec("rois", [7, 4]), spec("num", [2], "int32")], [boxes, np.array([4, 3], "int32")])
+
+
+@case("max_unpool")
+def max_unpool_case(r):
+    """max_pool2d with its mask then max_unpool2d (SegNet's decoder), with an explicit output_size."""
+    class M(nn.Layer):
+        def forward(self, x):
+            pooled, mask = F.max_pool2d(x, 3, 2, 1, return_mask=True)
+            return F.max_unpool2d(pooled, mask, 3, 2, 1, output_size=[8, 10]), F.max_unpool2d(pooled, mask, 3, 2, 1)
+
+    return M(), [spec("x", [2, 3, 7, 9])], [uniform(r, [2, 3, 7, 9])]
+
+
 # --------------------------------------------------------------------------
 # saving, running the saved model, recording
 # --------------------------------------------------------------------------

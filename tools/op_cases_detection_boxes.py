@@ -2,7 +2,8 @@
 """Per-op Paddle references for Fluid 1.x box ops (see tools/op_caselib.py):
 box_clip (LoD Input, one ImInfo row per sequence, scale != 1), iou_similarity
 (normalised and pixel boxes, a LoD X) and anchor_generator (square and
-non-square strides, offsets). Forward only: Paddle has no gradient for them.
+non-square strides, offsets) and box_decoder_and_assign (Cascade R-CNN: a LoD PriorBox, deltas past
+box_clip, tied class scores, a row whose scores keep its prior box, fp64). Forward only: Paddle has no gradient for them.
 Paddle 2.6.2's box_clip needs a LoD Input (without one it crashes), so the
 LoD-free forms fluidc also accepts are covered by kernels.detection_boxes.
 
@@ -17,9 +18,9 @@ from paddle.base.layer_helper import LayerHelper
 FAMILY = "detection_boxes"
 
 
-def raw_op(op, inputs, outs, attrs):
+def raw_op(op, inputs, outs, attrs, dtype="float32"):
     helper = LayerHelper(op)
-    created = {s: helper.create_variable_for_type_inference("float32") for s in outs}
+    created = {s: helper.create_variable_for_type_inference(dtype) for s in outs}
     helper.append_op(type=op, inputs=inputs, outputs=created, attrs=attrs)
     return created
 
@@ -65,6 +66,24 @@ def main():
             x = p.input("x", shape, grad=False)
             o = raw_op("anchor_generator", {"Input": x}, ["Anchors", "Variances"], attrs)
             p.case(name, [o["Anchors"], o["Variances"]], grads=False)
+
+    for name, dtype, lod, clip in (("box_decoder_and_assign_lod", "float32", [[2, 3]], 4.135),
+                                   ("box_decoder_and_assign_fp64_clip", "float64", None, 1.5)):
+        with oc.program(FAMILY) as p:
+            n, c = 5, 3
+            prior = p.input("prior", [n, 4], dtype=dtype, grad=False, value=boxes(rng, n, 0.0, 60.0, 4.0, 30.0),
+                            lod=lod)
+            var = p.input("var", [4], dtype=dtype, grad=False, value=[0.1, 0.1, 0.2, 0.2] if lod else [1, 1, 1, 1])
+            # Width/height deltas up to 25 x var: some pass box_clip.
+            target = p.input("target", [n, 4 * c], dtype=dtype, grad=False, low=-3.0, high=25.0)
+            score = np.round(rng.uniform(-0.9, 1.0, size=(n, c)), 1)
+            score[1, 1] = score[1, 2] = 0.7  # a tie: the first class wins
+            score[3, 1:] = [-1.0, -1.5]      # no class above Paddle's start value -1: the prior box
+            sc = p.input("score", [n, c], dtype=dtype, grad=False, value=score)
+            o = raw_op("box_decoder_and_assign", {"PriorBox": prior, "PriorBoxVar": var, "TargetBox": target,
+                                                  "BoxScore": sc}, ["DecodeBox", "OutputAssignBox"],
+                       {"box_clip": clip}, dtype)
+            p.case(name, [o["DecodeBox"], o["OutputAssignBox"]], grads=False)
     oc.finish()
 
 

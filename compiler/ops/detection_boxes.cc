@@ -1,4 +1,4 @@
-// compiler/ops/detection_boxes.cc - Fluid 1.x box ops: box_clip, iou_similarity, anchor_generator (no gradients).
+// compiler/ops/detection_boxes.cc - Fluid 1.x box ops: box_clip, iou_similarity, anchor_generator, box_decoder_and_assign (no gradients).
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
@@ -42,6 +42,22 @@ void infer_anchor_generator(ShapeCtx& c) {
   c.set_output("Variances", in);
 }
 
+void infer_box_decoder_and_assign(ShapeCtx& c) {
+  TensorType prior, var, target, score;
+  rt::Shape ps, vs, ts, ss, ds, as;
+  if (!shape_of(c, "PriorBox", prior, ps) || !shape_of(c, "TargetBox", target, ts) ||
+      !shape_of(c, "BoxScore", score, ss))
+    return;
+  const bool has_var = c.has_input("PriorBoxVar");
+  if (has_var && !shape_of(c, "PriorBoxVar", var, vs)) return;
+  if (std::string e = shapes::box_decoder_and_assign_shape(ps, has_var ? &vs : nullptr, ts, ss, ds, as); !e.empty())
+    return c.error(e);
+  prior.dims = shape_rules::from_shape(ds);
+  c.set_output("DecodeBox", prior);
+  prior.dims = shape_rules::from_shape(as);
+  c.set_output("OutputAssignBox", prior);
+}
+
 }  // namespace
 
 void add_detection_boxes_ops(std::vector<OpDef>& t) {
@@ -56,6 +72,12 @@ void add_detection_boxes_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "anchor_generator", .family = f, .inputs = {{"Input"}}, .outputs = {{"Anchors"}, {"Variances"}},
                .attrs = kernel_attrs<AnchorGeneratorAttrs>(), .attrs_struct = "AnchorGeneratorAttrs",
                .infer_shape = infer_anchor_generator});
+  // The kernel writes PriorBox's LoD on OutputAssignBox, as Paddle does.
+  t.push_back({.type = "box_decoder_and_assign", .family = f,
+               .inputs = {{"PriorBox"}, {"PriorBoxVar", true}, {"TargetBox"}, {"BoxScore"}},
+               .outputs = {{"DecodeBox"}, {"OutputAssignBox"}}, .attrs = kernel_attrs<BoxDecoderAndAssignAttrs>(),
+               .attrs_struct = "BoxDecoderAndAssignAttrs", .infer_shape = infer_box_decoder_and_assign,
+               .share_lod = kShareLodNone});
 }
 
 }  // namespace fluidc::ops

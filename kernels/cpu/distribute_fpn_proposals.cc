@@ -5,6 +5,7 @@
 
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/nms_iou.h"
+#include "kernels/cpu/roi_images.h"
 #include "kernels/detection_rpn.h"
 #include "runtime/lod.h"
 
@@ -12,32 +13,6 @@ namespace fluidc::kernels {
 namespace {
 
 using namespace detail;
-
-// Image offsets into FpnRois' rows: from RoisNum, or from the LoD's one level.
-std::vector<uint64_t> image_offsets(const char* op, const Tensor& rois, const Tensor* rois_num) {
-  std::vector<uint64_t> off{0};
-  if (!rois_num) {
-    const rt::Lod* lod = rois.lod();
-    if (!lod || lod->size() != 1)
-      rt::fail(fmt::format("{}: FpnRois needs RoisNum or a LoD of one level (got {} levels)", op, lod ? lod->size() : 0));
-    off = rt::last_lod_level(rois, op, "FpnRois");
-  } else {
-    require_init(op, "RoisNum", *rois_num);
-    for (int64_t i = 0; i < rois_num->numel(); ++i) {
-      int64_t c = 0;
-      switch (rois_num->dtype()) {
-        case DType::kInt32: c = rois_num->data<int32_t>()[i]; break;
-        case DType::kInt64: c = rois_num->data<int64_t>()[i]; break;
-        default: rt::fail(fmt::format("{}: RoisNum must be int32 or int64, got {}", op, rt::dtype_name(rois_num->dtype())));
-      }
-      if (c < 0) rt::fail(fmt::format("{}: RoisNum value {} (image {}) is negative", op, c, i));
-      off.push_back(off.back() + static_cast<uint64_t>(c));
-    }
-  }
-  if (off.back() != static_cast<uint64_t>(rois.dim(0)))
-    rt::fail(fmt::format("{}: the images hold {} boxes but FpnRois has {} rows", op, off.back(), rois.dim(0)));
-  return off;
-}
 
 }  // namespace
 
@@ -57,7 +32,7 @@ void distribute_fpn_proposals(const Tensor& fpn_rois, const Tensor* rois_num, Te
     const Tensor* out = l < levels ? multi_fpn_rois[l] : l == levels ? &restore_index : multi_level_rois_num[l - levels - 1];
     if (aliases(out, {&fpn_rois, rois_num})) rt::fail(fmt::format("{}: an output may not be an input", op));
   }
-  const std::vector<uint64_t> off = image_offsets(op, fpn_rois, rois_num);
+  const std::vector<uint64_t> off = roi_offsets(op, "FpnRois", fpn_rois, rois_num);
   const int64_t boxes = fpn_rois.dim(0), images = static_cast<int64_t>(off.size()) - 1;
   std::vector<int> level(boxes);
   // per_image[l][i]: boxes of image i at level l.

@@ -1,4 +1,4 @@
-// kernels/cpu/generate_proposals.cc - generate_proposals_v2: RPN anchors decoded, clipped, filtered and suppressed, per image.
+// kernels/cpu/generate_proposals.cc - generate_proposals_v2 and v1 (generate_proposals): RPN anchors decoded, clipped, filtered and suppressed, per image.
 //
 // The arithmetic follows Paddle's kernel step by step and in its types (the
 // anchor centre is formed in double and rounded to T, as `a + 0.5 * w` is in
@@ -24,7 +24,8 @@ template <class T>
 struct Image {
   const T* score;     // [A, H, W]
   const T* delta;     // [4A, H, W]
-  T height, width;    // ImShape's row
+  T height, width;    // ImShape's row (ImInfo's first two for v1)
+  T scale;            // v1: ImInfo's scale, by which the size filter divides; 1 for v2
   int64_t a, hw;      // anchors per position, positions
   // Candidate m (position p = m / a, anchor k = m % a) in the [H, W, A] order of Anchors.
   T score_of(int64_t m) const { return score[(m % a) * hw + m / a]; }
@@ -48,13 +49,16 @@ void decode_clipped(const Image<T>& im, int64_t m, const T* anchor, const T* var
     box[c] = std::max(std::min(box[c], (c % 2 == 0 ? im.width : im.height) - offset), T(0));
 }
 
-// Paddle's size filter: both sides at least max(min_size, 1) and, with pixel_offset, the centre inside the image.
+// Paddle's size filter: both sides (v1: at the original image's scale) at least max(min_size, 1) and, with
+// pixel_offset, the centre inside the image.
 template <class T>
 bool big_enough(const T* b, const Image<T>& im, float min_size, bool pixel_offset) {
   const T offset = pixel_offset ? T(1) : T(0);
   const float least = std::max(min_size, 1.0f);
   const T ws = b[2] - b[0] + offset, hs = b[3] - b[1] + offset;
-  if (!(ws >= least && hs >= least)) return false;
+  // Divided even when the scale is 1 (v2): x / 1 is x, so v2's sizes are unchanged.
+  const T ws_scaled = (b[2] - b[0]) / im.scale + offset, hs_scaled = (b[3] - b[1]) / im.scale + offset;
+  if (!(ws_scaled >= least && hs_scaled >= least)) return false;
   return !pixel_offset || (b[0] + ws / 2 <= im.width && b[1] + hs / 2 <= im.height);
 }
 
@@ -123,12 +127,16 @@ void one_image(const Image<T>& im, const T* anchors, const T* variances, const G
 
 }  // namespace
 
-void generate_proposals_v2(const Tensor& scores, const Tensor& bbox_deltas, const Tensor& im_shape,
-                           const Tensor& anchors, const Tensor& variances, Tensor& rpn_rois, Tensor& rpn_roi_probs,
-                           Tensor* rpn_rois_num, const GenerateProposalsAttrs& attrs) {
-  const char* op = "generate_proposals_v2";
+namespace {
+
+// Both versions: v1 (im_info) reads ImInfo [N, 3] and scales the size filter by its third column, and gives
+// RpnRois and RpnRoiProbs the per-image LoD; v2 reads ImShape [N, 2] and gives them none.
+void proposals(const char* op, bool im_info, const Tensor& scores, const Tensor& bbox_deltas, const Tensor& im_shape,
+               const Tensor& anchors, const Tensor& variances, Tensor& rpn_rois, Tensor& rpn_roi_probs,
+               Tensor* rpn_rois_num, const GenerateProposalsAttrs& attrs) {
+  const char* im_role = im_info ? "ImInfo" : "ImShape";
   const Tensor* inputs[] = {&scores, &bbox_deltas, &im_shape, &anchors, &variances};
-  const char* roles[] = {"Scores", "BboxDeltas", "ImShape", "Anchors", "Variances"};
+  const char* roles[] = {"Scores", "BboxDeltas", im_role, "Anchors", "Variances"};
   for (int i = 0; i < 5; ++i) {
     require_init(op, roles[i], *inputs[i]);
     if (i) require_same_dtype(op, "Scores", scores, roles[i], *inputs[i]);
@@ -141,9 +149,10 @@ void generate_proposals_v2(const Tensor& scores, const Tensor& bbox_deltas, cons
   if (bbox_deltas.shape() != Shape{n, 4 * a, h, w})
     rt::fail(fmt::format("{}: BboxDeltas must be [N, 4A, H, W] = [{}, {}, {}, {}], got {}", op, n, 4 * a, h, w,
                          bbox_deltas.shape().str()));
-  if (im_shape.rank() != 2 || im_shape.dim(0) != n || im_shape.dim(1) < 2)
-    rt::fail(fmt::format("{}: ImShape must be [N, 2] (height, width) with N = {}, got {}", op, n,
-                         im_shape.shape().str()));
+  const int64_t cols = im_info ? 3 : 2;
+  if (im_shape.rank() != 2 || im_shape.dim(0) != n || im_shape.dim(1) < cols)
+    rt::fail(fmt::format("{}: {} must be [N, {}] ({}) with N = {}, got {}", op, im_role, cols,
+                         im_info ? "height, width, scale" : "height, width", n, im_shape.shape().str()));
   for (const Tensor* t : {&anchors, &variances})
     if (t->numel() != h * w * a * 4 || t->dim(t->rank() - 1) != 4)
       rt::fail(fmt::format("{}: {} must hold [H, W, A, 4] = [{}, {}, {}, 4] boxes, got {}", op,
@@ -152,9 +161,15 @@ void generate_proposals_v2(const Tensor& scores, const Tensor& bbox_deltas, cons
   visit_float(op, "Scores", scores.dtype(), [&](auto tag) {
     using T = decltype(tag);
     std::vector<T> rois, probs;
+    const int64_t stride = im_shape.dim(1);
     for (int64_t i = 0; i < n; ++i) {
-      const Image<T> im{scores.data<T>() + i * a * h * w, bbox_deltas.data<T>() + i * 4 * a * h * w,
-                        im_shape.data<T>()[i * im_shape.dim(1)], im_shape.data<T>()[i * im_shape.dim(1) + 1], a, h * w};
+      const T* info = im_shape.data<T>() + i * stride;
+      const T scale = im_info ? info[2] : T(1);
+      if (!(scale > T(0)) || !std::isfinite(scale))
+        rt::fail(fmt::format("{}: ImInfo's scale of image {} must be positive, got {}", op, i,
+                             static_cast<double>(scale)));
+      const Image<T> im{scores.data<T>() + i * a * h * w, bbox_deltas.data<T>() + i * 4 * a * h * w, info[0], info[1],
+                        scale, a, h * w};
       const size_t before = probs.size();
       one_image(im, anchors.data<T>(), variances.data<T>(), attrs, rois, probs);
       counts[i] = static_cast<int64_t>(probs.size() - before);
@@ -165,13 +180,40 @@ void generate_proposals_v2(const Tensor& scores, const Tensor& bbox_deltas, cons
     std::copy(rois.begin(), rois.end(), rpn_rois.data<T>());
     std::copy(probs.begin(), probs.end(), rpn_roi_probs.data<T>());
   });
-  // No LoD on RpnRois / RpnRoiProbs: Paddle 2.6.2's kernel sets none (RpnRoisNum says which image each row is of).
-  rpn_rois.clear_lod();
-  rpn_roi_probs.clear_lod();
+  if (im_info) {
+    std::vector<uint64_t> lod{0};
+    for (int64_t c : counts) lod.push_back(lod.back() + static_cast<uint64_t>(c));
+    rpn_rois.mutable_lod() = rt::Lod{lod};
+    rpn_roi_probs.mutable_lod() = rt::Lod{lod};
+  } else {
+    // No LoD on v2's RpnRois / RpnRoiProbs: Paddle 2.6.2's kernel sets none (RpnRoisNum says which image each
+    // row is of).
+    rpn_rois.clear_lod();
+    rpn_roi_probs.clear_lod();
+  }
   if (rpn_rois_num) {
     rpn_rois_num->resize(Shape{n}, DType::kInt32);
     for (int64_t i = 0; i < n; ++i) rpn_rois_num->data<int32_t>()[i] = static_cast<int32_t>(counts[i]);
   }
+}
+
+}  // namespace
+
+void generate_proposals_v2(const Tensor& scores, const Tensor& bbox_deltas, const Tensor& im_shape,
+                           const Tensor& anchors, const Tensor& variances, Tensor& rpn_rois, Tensor& rpn_roi_probs,
+                           Tensor* rpn_rois_num, const GenerateProposalsAttrs& attrs) {
+  proposals("generate_proposals_v2", false, scores, bbox_deltas, im_shape, anchors, variances, rpn_rois,
+            rpn_roi_probs, rpn_rois_num, attrs);
+}
+
+void generate_proposals(const Tensor& scores, const Tensor& bbox_deltas, const Tensor& im_info, const Tensor& anchors,
+                        const Tensor& variances, Tensor& rpn_rois, Tensor& rpn_roi_probs, Tensor* rpn_rois_num,
+                        const GenerateProposalsV1Attrs& attrs) {
+  // v1 always counts both edge pixels (v2's pixel_offset true).
+  const GenerateProposalsAttrs v2{attrs.pre_nms_topN, attrs.post_nms_topN, attrs.nms_thresh, attrs.min_size, attrs.eta,
+                                  true};
+  proposals("generate_proposals", true, scores, bbox_deltas, im_info, anchors, variances, rpn_rois, rpn_roi_probs,
+            rpn_rois_num, v2);
 }
 
 }  // namespace fluidc::kernels

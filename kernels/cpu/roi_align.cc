@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/roi_images.h"
 #include "kernels/roi_align.h"
 #include "kernels/shapes/roi_align.h"
 
@@ -17,8 +18,7 @@ namespace {
 /// hours. Real heads use 2 to a few dozen.
 constexpr int kMaxGrid = 4096;
 
-/// Checks the inputs and fills image[r], the image region r belongs to
-/// (from RoisNum, else ROIs' last LoD level).
+/// Checks the inputs and fills image[r], the image region r belongs to.
 Shape check(const char* op, const Tensor& x, const Tensor& rois, const Tensor* rois_num, const RoiAlignAttrs& a,
             std::vector<int64_t>& image) {
   require_init(op, "X", x);
@@ -27,34 +27,7 @@ Shape check(const char* op, const Tensor& x, const Tensor& rois, const Tensor* r
   if (rois_num) require_init(op, "RoisNum", *rois_num);
   Shape os;
   require_rule(op, shapes::roi_align_shape(x.shape(), rois.shape(), rois_num ? &rois_num->shape() : nullptr, a, os));
-  const int64_t N = x.dim(0), R = rois.dim(0);
-  std::vector<int64_t> counts(static_cast<size_t>(N));
-  if (rois_num) {
-    for (int64_t n = 0; n < N; ++n) {
-      if (rois_num->dtype() == DType::kInt32) counts[static_cast<size_t>(n)] = rois_num->data<int32_t>()[n];
-      else if (rois_num->dtype() == DType::kInt64) counts[static_cast<size_t>(n)] = rois_num->data<int64_t>()[n];
-      else fail_dtype(op, "RoisNum", rois_num->dtype());
-    }
-  } else {
-    const rt::Lod* lod = rois.lod();
-    if (!lod) rt::fail(fmt::format("{}: without RoisNum, ROIs must carry a LoD giving each image's regions", op));
-    const auto& level = lod->back();
-    if (static_cast<int64_t>(level.size()) != N + 1)
-      rt::fail(fmt::format("{}: ROIs' LoD has {} images but X has {}", op, level.size() - 1, N));
-    for (int64_t n = 0; n < N; ++n)
-      counts[static_cast<size_t>(n)] = static_cast<int64_t>(level[static_cast<size_t>(n) + 1]) -
-                                       static_cast<int64_t>(level[static_cast<size_t>(n)]);
-  }
-  image.assign(static_cast<size_t>(R), 0);
-  int64_t start = 0;
-  for (int64_t n = 0; n < N; ++n) {
-    const int64_t c = counts[static_cast<size_t>(n)];
-    if (c < 0 || c > R - start)
-      rt::fail(fmt::format("{}: image {} claims {} regions but only {} of the {} ROIs remain", op, n, c, R - start, R));
-    for (int64_t i = start; i < start + c; ++i) image[static_cast<size_t>(i)] = n;
-    start += c;
-  }
-  if (start != R) rt::fail(fmt::format("{}: the images claim {} regions but ROIs has {}", op, start, R));
+  roi_images(op, rois, rois_num, x.dim(0), image);
   return os;
 }
 

@@ -1,4 +1,4 @@
-// kernels/shapes/detection_boxes.h - shape rules of box_clip, iou_similarity and anchor_generator (kernels and compiler).
+// kernels/shapes/detection_boxes.h - shape rules of box_clip, iou_similarity, anchor_generator and box_decoder_and_assign (kernels and compiler).
 #pragma once
 
 #include <cmath>
@@ -45,6 +45,23 @@ inline std::string anchor_generator_shape(const Shape& input, const kernels::Anc
       !std::isfinite(a.stride[1]))
     return fmt::format("stride must be 2 positive values (width, height), got {} values", a.stride.size());
   out = Shape{input.d[2], input.d[3], static_cast<int64_t>(a.anchor_sizes.size() * a.aspect_ratios.size()), 4};
+  return {};
+}
+
+/// box_decoder_and_assign: PriorBox [N, 4], PriorBoxVar [4] (may be null),
+/// TargetBox [N, 4C], BoxScore [N, C] -> DecodeBox [N, 4C], OutputAssignBox [N, 4].
+inline std::string box_decoder_and_assign_shape(const Shape& prior, const Shape* var, const Shape& target,
+                                                const Shape& score, Shape& decode, Shape& assign) {
+  if (prior.rank != 2 || !dims_agree(prior.d[1], 4)) return fmt::format("PriorBox {} must be [N, 4]", prior.str());
+  if (var && (var->rank != 1 || !dims_agree(var->d[0], 4)))
+    return fmt::format("PriorBoxVar {} must be [4]", var->str());
+  if (score.rank != 2 || !dims_agree(score.d[0], prior.d[0]))
+    return fmt::format("BoxScore {} must be [N, classes] with N = {}", score.str(), prior.d[0]);
+  if (target.rank != 2 || !dims_agree(target.d[0], prior.d[0]) ||
+      (target.d[1] >= 0 && score.d[1] >= 0 && target.d[1] != 4 * score.d[1]))
+    return fmt::format("TargetBox {} must be [N, 4 x classes] for BoxScore {}", target.str(), score.str());
+  decode = target;
+  assign = prior;
   return {};
 }
 

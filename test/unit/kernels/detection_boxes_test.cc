@@ -1,5 +1,7 @@
-// test/unit/kernels/detection_boxes_test.cc - box_clip (LoD and LoD-free forms), iou_similarity, anchor_generator.
+// test/unit/kernels/detection_boxes_test.cc - box_clip (LoD and LoD-free forms), iou_similarity, anchor_generator, box_decoder_and_assign.
 #include <catch2/catch.hpp>
+
+#include <cmath>
 
 #include "kernels/detection_boxes.h"
 #include "runtime/error.h"
@@ -70,4 +72,38 @@ TEST_CASE("anchor_generator: centres, sizes, ratio-major order, variances", "[de
   a.variances = {0.1f};
   CHECK_THROWS_WITH(k::anchor_generator(f32(Shape{1, 1, 1, 2}, {0, 0}), anchors, var, a),
                     Catch::Contains("anchor_generator") && Catch::Contains("4 values"));
+}
+
+TEST_CASE("box_decoder_and_assign decodes every class and assigns the best non-background one", "[detection_boxes]") {
+  // Prior 0: [0, 0, 9, 9] (10 x 10 pixels, centre 5, 5). Class 1 moves the centre by 0.1 x 10 and -0.2 x 10
+  // and doubles the width: centre (6, 3), 20 x 10 -> [-4, -2, 15, 7]. Prior 1: [2, 2, 5, 7] (4 x 6, centre
+  // (4, 5)); class 1's width delta 10 is clipped to log 2: 8 x 6 -> [0, 2, 7, 7]. Its class-1 score -1 is
+  // not above Paddle's start value: it keeps its prior box.
+  Tensor prior = f32(Shape{2, 4}, {0, 0, 9, 9, 2, 2, 5, 7});
+  prior.mutable_lod() = {{0, 2}};
+  Tensor var = f32(Shape{4}, {1, 1, 1, 1});
+  Tensor target = f32(Shape{2, 8}, {0, 0, 0, 0, 0.1f, -0.2f, std::log(2.0f), 0, 0, 0, 0, 0, 0, 0, 10, 0});
+  Tensor score = f32(Shape{2, 2}, {0.2f, 0.5f, 0.9f, -1});
+  kernels::BoxDecoderAndAssignAttrs a;
+  a.box_clip = std::log(2.0f);
+  Tensor decoded, assigned;
+  kernels::box_decoder_and_assign(prior, &var, target, score, decoded, assigned, a);
+  CHECK(decoded.shape() == Shape{2, 8});
+  CHECK_THAT(values(decoded), Catch::Matchers::Approx(std::vector<double>{0, 0, 9, 9, -4, -2, 15, 7,  //
+                                                                          2, 2, 5, 7, 0, 2, 7, 7}));
+  CHECK_THAT(values(assigned), Catch::Matchers::Approx(std::vector<double>{-4, -2, 15, 7, 2, 2, 5, 7}));
+  CHECK(decoded.lod() == nullptr);
+  REQUIRE(assigned.lod() != nullptr);
+  CHECK((*assigned.lod())[0] == std::vector<uint64_t>{0, 2});
+  CHECK_THROWS_WITH(kernels::box_decoder_and_assign(prior, nullptr, target, score, decoded, assigned, a),
+                    Catch::Contains("PriorBoxVar is required"));
+  Tensor var3 = f32(Shape{3}, {1, 1, 1});
+  CHECK_THROWS_WITH(kernels::box_decoder_and_assign(prior, &var3, target, score, decoded, assigned, a),
+                    Catch::Contains("PriorBoxVar [3] must be [4]"));
+  Tensor score3 = f32(Shape{2, 3}, {0, 0, 0, 0, 0, 0});
+  CHECK_THROWS_WITH(kernels::box_decoder_and_assign(prior, &var, target, score3, decoded, assigned, a),
+                    Catch::Contains("must be [N, 4 x classes]"));
+  Tensor var64 = f64(Shape{4}, {1, 1, 1, 1});
+  CHECK_THROWS_WITH(kernels::box_decoder_and_assign(prior, &var64, target, score, decoded, assigned, a),
+                    Catch::Contains("PriorBoxVar"));
 }
