@@ -1,45 +1,12 @@
 // compiler/ops/roi_pool.cc - roi_pool and psroi_pool (paddle.vision.ops; Faster R-CNN, R-FCN) and their gradients.
 #include "compiler/ops/attr_struct.h"
+#include "compiler/ops/region_pool.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/shapes/roi_pool.h"
 
 namespace fluidc::ops {
 namespace {
-
-// The kernels' rules (kernels/shapes/roi_pool.h) through `rule`; the region
-// count is ROIs' rows, often known only at run time.
-template <class Rule>
-void infer_region_pool(ShapeCtx& c, Rule rule) {
-  const TensorType& x = c.input("X");
-  const TensorType& rois = c.input("ROIs");
-  rt::Shape xs, rs, ns, os;
-  if (!x.known || !rois.known || !shape_rules::to_shape(c, x, xs) || !shape_rules::to_shape(c, rois, rs)) return;
-  const bool has_num = c.has_input("RoisNum");
-  if (has_num) {
-    const TensorType& n = c.input("RoisNum");
-    if (!n.known || !shape_rules::to_shape(c, n, ns)) return;
-    if (n.dtype != pb::VarType::INT32 && n.dtype != pb::VarType::INT64) {
-      c.error("RoisNum must be int32 or int64");
-      return;
-    }
-  }
-  if (std::string e = rule(xs, rs, has_num ? &ns : nullptr, os); !e.empty()) {
-    c.error(e);
-    return;
-  }
-  if (x.dtype != rois.dtype) {
-    c.error("X and ROIs must have the same dtype");
-    return;
-  }
-  TensorType out = x;
-  out.dims = shape_rules::from_shape(os);
-  c.set_output("Out", out);
-  if (c.has_output("Argmax")) {
-    out.dtype = pb::VarType::INT64;
-    c.set_output("Argmax", out);
-  }
-}
 
 void infer_roi_pool(ShapeCtx& c) {
   const auto a = parse_attrs<kernels::RoiPoolAttrs>(c.op());

@@ -5,6 +5,7 @@
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/grad_util.h"
 #include "compiler/ops/registry.h"
+#include "compiler/ops/rule_infer.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/shapes/expand.h"
 #include "kernels/shapes/flip_tril.h"
@@ -279,34 +280,24 @@ void infer_flip(ShapeCtx& c) {
 
 // diagonal: Input's other dims, then the diagonal (kernels/shapes/flip_tril.h).
 void infer_diagonal(ShapeCtx& c) {
-  const TensorType& x = c.input("Input");
-  rt::Shape xs, os;
-  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
-  int a1 = 0, a2 = 0;
-  if (std::string e = shapes::diagonal_shape(xs, parse_attrs<kernels::DiagonalAttrs>(c.op()), a1, a2, os);
-      !e.empty()) {
-    c.error(e);
-    return;
-  }
-  TensorType out = x;
-  out.dims = shape_rules::from_shape(os);
-  c.set_output("Out", out);
+  infer_out_by_rule<kernels::DiagonalAttrs>(
+      c,
+      [](const rt::Shape& x, const kernels::DiagonalAttrs& a, rt::Shape& o) {
+        int a1 = 0, a2 = 0;
+        return shapes::diagonal_shape(x, a, a1, a2, o);
+      },
+      "Input");
 }
 
 // diag_embed: one dim more than Input (kernels/shapes/flip_tril.h).
 void infer_diag_embed(ShapeCtx& c) {
-  const TensorType& x = c.input("Input");
-  rt::Shape xs, os;
-  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
-  int a1 = 0, a2 = 0;
-  if (std::string e = shapes::diag_embed_shape(xs, parse_attrs<kernels::DiagEmbedAttrs>(c.op()), a1, a2, os);
-      !e.empty()) {
-    c.error(e);
-    return;
-  }
-  TensorType out = x;
-  out.dims = shape_rules::from_shape(os);
-  c.set_output("Out", out);
+  infer_out_by_rule<kernels::DiagEmbedAttrs>(
+      c,
+      [](const rt::Shape& x, const kernels::DiagEmbedAttrs& a, rt::Shape& o) {
+        int a1 = 0, a2 = 0;
+        return shapes::diag_embed_shape(x, a, a1, a2, o);
+      },
+      "Input");
 }
 
 void infer_tril_triu(ShapeCtx& c) {
