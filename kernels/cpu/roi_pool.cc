@@ -128,6 +128,29 @@ void require_out_grad(const char* op, const Tensor& x, const Tensor& out_grad, c
     rt::fail(fmt::format("{}: Out@GRAD is {} but Out is {}", op, out_grad.shape().str(), os.str()));
 }
 
+/// What both gradients share: the checks, X@GRAD zeroed at X's shape, then
+/// `scatter(tag, R, C, H, W, bins per region, rd, gd, dx, image)` for X's
+/// float type. `rule(os)` is the op's shape rule (its reason, empty when OK).
+template <class Rule, class Scatter>
+void region_pool_grad(const char* op, const Tensor& x, const Tensor& rois, const Tensor* rois_num,
+                      const Tensor& out_grad, Tensor* x_grad, Rule rule, Scatter scatter) {
+  if (!x_grad) return;
+  require_inputs(op, x, rois, rois_num);
+  Shape os;
+  std::vector<int64_t> image;
+  check(op, x, rois, rois_num, rule(os), image);
+  require_out_grad(op, x, out_grad, os);
+  OutBuf xb(x_grad, Slot::kOut0, aliases(x_grad, {&x, &rois, rois_num, &out_grad}));
+  const int64_t R = os.d[0], C = os.d[1], H = x.dim(2), W = x.dim(3), nb = os.d[2] * os.d[3];
+  visit_float(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    xb.get().resize(x.shape(), x.dtype());
+    xb.get().zero();
+    scatter(tag, R, C, H, W, nb, rois.data<T>(), out_grad.data<T>(), xb.get().data<T>(), image);
+  });
+  xb.finish();
+}
+
 }  // namespace
 
 void roi_pool(const Tensor& x, const Tensor& rois, const Tensor* rois_num, Tensor& out, Tensor* argmax,
@@ -173,37 +196,28 @@ void roi_pool(const Tensor& x, const Tensor& rois, const Tensor* rois_num, Tenso
 void roi_pool_grad(const Tensor& x, const Tensor& rois, const Tensor* rois_num, const Tensor* /*argmax*/,
                    const Tensor& out_grad, Tensor* x_grad, const RoiPoolAttrs& a) {
   constexpr const char* op = "roi_pool_grad";
-  if (!x_grad) return;
-  require_inputs(op, x, rois, rois_num);
-  Shape os;
-  std::vector<int64_t> image;
-  check(op, x, rois, rois_num, shapes::roi_pool_shape(x.shape(), rois.shape(), rois_num ? &rois_num->shape() : nullptr, a, os),
-        image);
-  require_out_grad(op, x, out_grad, os);
-  OutBuf xb(x_grad, Slot::kOut0, aliases(x_grad, {&x, &rois, rois_num, &out_grad}));
-  const int64_t R = os.d[0], C = os.d[1], H = x.dim(2), W = x.dim(3), nb = os.d[2] * os.d[3];
-  visit_float(op, "X", x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    xb.get().resize(x.shape(), x.dtype());
-    xb.get().zero();
-    const T* xd = x.data<T>();
-    const T* rd = rois.data<T>();
-    const T* gd = out_grad.data<T>();
-    T* dx = xb.get().data<T>();
-    std::vector<Bin> bins;
-    // Serial: regions of one image add into the same pixels.
-    for (int64_t r = 0; r < R; ++r) {
-      roi_pool_bins(op, rd + r * 4, r, a, H, W, bins);
-      for (int64_t c = 0; c < C; ++c) {
-        const int64_t plane = (image[static_cast<size_t>(r)] * C + c) * H * W;
-        for (int64_t k = 0; k < nb; ++k) {
-          const int64_t at = bin_argmax(xd + plane, bins[static_cast<size_t>(k)], W);
-          if (at >= 0) dx[plane + at] += gd[(r * C + c) * nb + k];
+  region_pool_grad(
+      op, x, rois, rois_num, out_grad, x_grad,
+      [&](Shape& os) {
+        return shapes::roi_pool_shape(x.shape(), rois.shape(), rois_num ? &rois_num->shape() : nullptr, a, os);
+      },
+      [&](auto tag, int64_t R, int64_t C, int64_t H, int64_t W, int64_t nb, const auto* rd, const auto* gd, auto* dx,
+          const std::vector<int64_t>& image) {
+        using T = decltype(tag);
+        const T* xd = x.data<T>();
+        std::vector<Bin> bins;
+        // Serial: regions of one image add into the same pixels.
+        for (int64_t r = 0; r < R; ++r) {
+          roi_pool_bins(op, rd + r * 4, r, a, H, W, bins);
+          for (int64_t c = 0; c < C; ++c) {
+            const int64_t plane = (image[static_cast<size_t>(r)] * C + c) * H * W;
+            for (int64_t k = 0; k < nb; ++k) {
+              const int64_t at = bin_argmax(xd + plane, bins[static_cast<size_t>(k)], W);
+              if (at >= 0) dx[plane + at] += gd[(r * C + c) * nb + k];
+            }
+          }
         }
-      }
-    }
-  });
-  xb.finish();
+      });
 }
 
 void psroi_pool(const Tensor& x, const Tensor& rois, const Tensor* rois_num, Tensor& out, const PsroiPoolAttrs& a) {
@@ -243,37 +257,28 @@ void psroi_pool(const Tensor& x, const Tensor& rois, const Tensor* rois_num, Ten
 void psroi_pool_grad(const Tensor& x, const Tensor& rois, const Tensor* rois_num, const Tensor& out_grad,
                      Tensor* x_grad, const PsroiPoolAttrs& a) {
   constexpr const char* op = "psroi_pool_grad";
-  if (!x_grad) return;
-  require_inputs(op, x, rois, rois_num);
-  Shape os;
-  std::vector<int64_t> image;
-  check(op, x, rois, rois_num,
-        shapes::psroi_pool_shape(x.shape(), rois.shape(), rois_num ? &rois_num->shape() : nullptr, a, os), image);
-  require_out_grad(op, x, out_grad, os);
-  OutBuf xb(x_grad, Slot::kOut0, aliases(x_grad, {&x, &rois, rois_num, &out_grad}));
-  const int64_t R = os.d[0], C = os.d[1], H = x.dim(2), W = x.dim(3), nb = os.d[2] * os.d[3];
-  visit_float(op, "X", x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    xb.get().resize(x.shape(), x.dtype());
-    xb.get().zero();
-    const T* rd = rois.data<T>();
-    const T* gd = out_grad.data<T>();
-    T* dx = xb.get().data<T>();
-    std::vector<Bin> bins;
-    for (int64_t r = 0; r < R; ++r) {
-      psroi_pool_bins(op, rd + r * 4, r, a, H, W, bins);
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t k = 0; k < nb; ++k) {
-          const Bin& b = bins[static_cast<size_t>(k)];
-          if (b.empty()) continue;
-          const T g = gd[(r * C + c) * nb + k] / static_cast<T>((b.h1 - b.h0) * (b.w1 - b.w0));
-          T* img = dx + (image[static_cast<size_t>(r)] * C * nb + c * nb + k) * H * W;
-          for (int64_t y = b.h0; y < b.h1; ++y)
-            for (int64_t xx = b.w0; xx < b.w1; ++xx) img[y * W + xx] += g;
+  region_pool_grad(
+      op, x, rois, rois_num, out_grad, x_grad,
+      [&](Shape& os) {
+        return shapes::psroi_pool_shape(x.shape(), rois.shape(), rois_num ? &rois_num->shape() : nullptr, a, os);
+      },
+      [&](auto tag, int64_t R, int64_t C, int64_t H, int64_t W, int64_t nb, const auto* rd, const auto* gd, auto* dx,
+          const std::vector<int64_t>& image) {
+        using T = decltype(tag);
+        std::vector<Bin> bins;
+        for (int64_t r = 0; r < R; ++r) {
+          psroi_pool_bins(op, rd + r * 4, r, a, H, W, bins);
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t k = 0; k < nb; ++k) {
+              const Bin& b = bins[static_cast<size_t>(k)];
+              if (b.empty()) continue;
+              const T g = gd[(r * C + c) * nb + k] / static_cast<T>((b.h1 - b.h0) * (b.w1 - b.w0));
+              T* img = dx + (image[static_cast<size_t>(r)] * C * nb + c * nb + k) * H * W;
+              for (int64_t y = b.h0; y < b.h1; ++y)
+                for (int64_t xx = b.w0; xx < b.w1; ++xx) img[y * W + xx] += g;
+            }
         }
-    }
-  });
-  xb.finish();
+      });
 }
 
 }  // namespace fluidc::kernels
