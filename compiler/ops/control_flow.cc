@@ -44,8 +44,9 @@ void infer_compare(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
-// isclose: bool of Input's shape; allclose: a 0-D bool. Both refuse tolerance strings that are not numbers.
-void infer_isclose(ShapeCtx& c) {
+// isclose: bool of Input's shape; allclose (`reduced`): a 0-D bool. Both refuse tolerance strings that are
+// not numbers.
+void infer_close(ShapeCtx& c, bool reduced) {
   const auto a = parse_attrs<kernels::IscloseAttrs>(c.op());
   double v = 0;
   for (auto [name, text] : {std::pair{"rtol", &a.rtol}, {"atol", &a.atol}})
@@ -68,9 +69,11 @@ void infer_isclose(ShapeCtx& c) {
     }
   TensorType out = x;
   out.dtype = pb::VarType::BOOL;
-  if (c.op().type() == "allclose") out.dims = {};
+  if (reduced) out.dims = {};
   c.set_output("Out", out);
 }
+void infer_isclose(ShapeCtx& c) { infer_close(c, false); }
+void infer_allclose(ShapeCtx& c) { infer_close(c, true); }
 
 // The kernel's rule (kernels/shapes/control.h): a one-element counter.
 void infer_increment(ShapeCtx& c) {
@@ -339,10 +342,10 @@ void add_control_flow_ops(std::vector<OpDef>& t) {
     t.push_back({.type = name, .family = "compare", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
                  .infer_shape = infer_compare});
   // paddle.isclose / allclose: no gradient; Rtol and Atol tensors, when present, replace the attributes.
-  for (const char* name : {"isclose", "allclose"})
+  for (auto [name, infer] : {std::pair{"isclose", &infer_isclose}, {"allclose", &infer_allclose}})
     t.push_back({.type = name, .family = "compare", .inputs = {{"Input"}, {"Other"}, {"Rtol", true}, {"Atol", true}},
                  .outputs = {{"Out"}}, .attrs = kernel_attrs<kernels::IscloseAttrs>(), .attrs_struct = "IscloseAttrs",
-                 .infer_shape = infer_isclose});
+                 .infer_shape = infer});
   t.push_back({.type = "logical_not", .family = "compare", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .infer_shape = infer_logical_not});
   // A loop's stop test (Fluid's beam-search decoder stops when a step selects nothing).
