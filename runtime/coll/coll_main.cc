@@ -95,6 +95,8 @@ int run_coll_main(int argc, char** argv, const rt::ModelInfo& info, const Device
     if (hooks && hooks->abort) hooks->abort();
     abort_comm(rc);
   }
+  // Every rank done before a device communicator goes (a peer may still be inside a collective on it).
+  end_of_run_barrier();
   if (hooks && hooks->finish) hooks->finish();
   finalize_comm();
   return 0;

@@ -177,16 +177,18 @@ bool comm_up() { return g.up; }
 int comm_rank() { return g.rank; }
 int comm_size() { return g.size; }
 
-void finalize_comm() {
+void end_of_run_barrier() {
   if (!g.up) return;
   // A rank that stops early (another --steps, a rank stuck after its last all-reduce) is caught by a bounded
   // barrier, not inside MPI_Finalize: Open MPI 4.1's mpirun races (hangs, or segfaults in
-  // PMIx_server_finalize) when a rank that has begun MPI_Finalize exits non-zero while another rank dies too.
-  // Past the barrier every rank is alive and done, so MPI_Finalize returns promptly; it keeps a bound anyway.
-  {
-    Bounded bound(Call{"the end-of-run barrier"});
-    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier (end of run)");
-  }
+  // PMIx_server_finalize) when a rank that has begun MPI_Finalize exits non-zero while another rank dies.
+  Bounded bound(Call{"the end-of-run barrier"});
+  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier (end of run)");
+}
+
+void finalize_comm() {
+  if (!g.up) return;
+  // Past the end-of-run barrier every rank is alive and done, so MPI_Finalize returns promptly; it keeps a bound.
   {
     Bounded bound(Call{"MPI_Finalize"});
     MPI_Finalize();

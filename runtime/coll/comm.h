@@ -58,7 +58,9 @@ class Bounded {
   Bounded& operator=(const Bounded&) = delete;
 };
 
-/// MPI_Finalize after a clean run.
+/// After a clean run: waits (bounded) until every rank has finished its steps.
+void end_of_run_barrier();
+/// MPI_Finalize after a clean run, past end_of_run_barrier().
 void finalize_comm();
 /// After an error on this rank: MPI_Abort, so mpirun ends every other rank at
 /// once instead of leaving them waiting in a collective. Does not return.

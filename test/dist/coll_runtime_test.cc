@@ -79,6 +79,7 @@ TEST_CASE("collective ops: refusals and the 1-rank job") {
   CHECK_THAT(error_of([&] { coll::broadcast(empty, empty, 0, 0); }),
              Catch::Contains("X holds no value on the root rank"));
 
+  coll::end_of_run_barrier();
   coll::finalize_comm();
   CHECK_FALSE(coll::comm_up());
 }
