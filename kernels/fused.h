@@ -25,7 +25,10 @@ using fluidc::rt::Tensor;
 /// How a second operand lines up with the chain's value X.
 enum class Bcast {
   kFull,  ///< the same shape as X: indexed like X
-  kRow,   ///< X's dims [axis, axis + rank(Y)) (Paddle's axis rule): repeated over the others
+  /// X's dims [axis, axis + rank(Y)) (Paddle's axis rule), repeated over the others; a Y of X's rank
+  /// has ones around one run of X's dims ([N, C, 1, 1]: a squeeze-and-excitation scale).
+  kRow,
+  kScalar,  ///< one element, of a rank no higher than X's: the same for every element
 };
 
 struct FusedOperand {
@@ -45,7 +48,7 @@ struct FusedPlan {
 /// Checks that X and every operand are initialised, of dtype `dt`, and line
 /// up as declared (all kRow operands with the same [pre, n, post]); on
 /// success resizes `out` to X's shape. `out` may be X or a kFull operand
-/// (each element is read before it is written), never a kRow one.
+/// (each element is read before it is written), never a kRow or kScalar one.
 FusedPlan plan_fused(const Tensor& x, DType dt, std::initializer_list<FusedOperand> operands, Tensor& out);
 
 /// Calls body(i, j) for every element: i is the flat index into X and the

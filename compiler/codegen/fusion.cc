@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -35,8 +36,9 @@ std::string single(const std::vector<std::string>& names) { return names.size() 
 
 /// One op of a chain, with the names it links by.
 struct Link {
-  std::string x, y, out;  // y empty for unary ops
-  bool y_is_row = false;
+  std::string value, operand, out;  // operand empty for unary ops
+  OperandFit fit = OperandFit::kFull;
+  bool value_is_y = false;
 };
 
 /// The longest chain written as one loop; a longer run of fusable ops
@@ -63,18 +65,16 @@ class ChainFinder {
     for (int i = 0; i < ops.size(); ++i) {
       FusedChain c;
       c.dtype = pb::VarType::RAW;  // not yet known
-      Link first;
-      if (!link(i, c.dtype, first)) continue;
-      c.ops.push_back(i);
-      c.y_is_row.push_back(first.y_is_row);
-      std::string value = first.out;
-      Link next;
-      for (int j = i + 1; j < ops.size() && c.ops.size() < kMaxChainOps && intermediate(value) &&
-                          link(j, c.dtype, next) && next.x == value;
-           ++j) {
+      Link l;
+      if (!link(i, "", c.dtype, l)) continue;
+      for (int j = i;; ++j) {
         c.ops.push_back(j);
-        c.y_is_row.push_back(next.y_is_row);
-        value = next.out;
+        c.fits.push_back(l.fit);
+        c.value_is_y.push_back(l.value_is_y);
+        const std::string value = l.out;  // link() resets l
+        if (c.ops.size() == kMaxChainOps || j + 1 >= ops.size() || !intermediate(value) ||
+            !link(j + 1, value, c.dtype, l))
+          break;
       }
       if (c.ops.size() < 2) continue;
       i = c.ops.back();
@@ -84,35 +84,70 @@ class ChainFinder {
   }
 
  private:
-  // Element type and rank of a dense tensor variable seen from the block.
-  bool tensor(const std::string& name, pb::VarType::Type& dtype, int& rank) const {
+  // Element type and declared dims of a dense tensor variable seen from the block.
+  bool tensor(const std::string& name, pb::VarType::Type& dtype, std::vector<int64_t>& dims) const {
     const pb::VarDesc* v = prog_.find_var(block_, name);
     if (!v || !is_dense_tensor(*v) || !tensor_desc(*v)) return false;
     dtype = tensor_desc(*v)->data_type();
-    rank = tensor_desc(*v)->dims_size();
+    dims.assign(tensor_desc(*v)->dims().begin(), tensor_desc(*v)->dims().end());
     return true;
   }
 
-  // Op i as a chain member of element type `dtype` (set by the first op).
-  bool link(int i, pb::VarType::Type& dtype, Link& l) const {
+  // A same-rank operand that may broadcast to the value: each dim can equal the value's (-1: any) or is 1.
+  static bool may_broadcast_to(const std::vector<int64_t>& op, const std::vector<int64_t>& value) {
+    for (size_t d = 0; d < op.size(); ++d)
+      if (op[d] != value[d] && op[d] != 1 && op[d] >= 0 && value[d] >= 0) return false;
+    return true;
+  }
+
+  // A same-rank operand declared 1 where the value's dim is not known to be 1: a broadcast.
+  static bool ones_where_not(const std::vector<int64_t>& op, const std::vector<int64_t>& value) {
+    if (op.size() != value.size()) return false;
+    for (size_t d = 0; d < op.size(); ++d)
+      if (op[d] == 1 && value[d] != 1) return true;
+    return false;
+  }
+
+  static bool one_element(const std::vector<int64_t>& dims) {
+    return std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d == 1; });
+  }
+
+  // Op i as a chain member of element type `dtype` (set by the first op)
+  // that reads `value` (empty for a chain's first op: its larger input,
+  // X when the ranks are equal).
+  bool link(int i, const std::string& value, pb::VarType::Type& dtype, Link& l) const {
+    l = Link{};
     const pb::OpDesc& op = prog_.block(block_).ops(i);
     const ops::OpDef* def = ops::find_op(op.type());
     if (!def || def->pointwise.empty()) return false;
     const bool binary = def->input("Y") != nullptr;
     for (const auto& in : op.inputs())  // inputs the scalar function would not see
       if (in.parameter() != "X" && !(binary && in.parameter() == "Y") && in.arguments_size() > 0) return false;
-    l.x = single(op_inputs(op, "X"));
+    const std::string x = single(op_inputs(op, "X")), y = binary ? single(op_inputs(op, "Y")) : "";
     l.out = single(op_outputs(op, "Out"));
-    l.y = binary ? single(op_inputs(op, "Y")) : "";
-    if (l.x.empty() || l.out.empty() || (binary && l.y.empty())) return false;
+    if (x.empty() || l.out.empty() || (binary && y.empty())) return false;
     pb::VarType::Type tx, tout, ty = pb::VarType::RAW;
-    int rx, rout, ry = 0;
-    if (!tensor(l.x, tx, rx) || !tensor(l.out, tout, rout)) return false;
-    if (binary && (!tensor(l.y, ty, ry) || ty != tx || ry > rx)) return false;
+    std::vector<int64_t> dx, dout, dy;
+    if (!tensor(x, tx, dx) || !tensor(l.out, tout, dout)) return false;
+    if (binary && (!tensor(y, ty, dy) || ty != tx)) return false;
     if (tx != tout || (tx != pb::VarType::FP32 && tx != pb::VarType::FP64)) return false;
     if (dtype != pb::VarType::RAW && dtype != tx) return false;
+    // The value enters as Y when X is the broadcast operand: f(x, value) keeps the op's argument order.
+    l.value_is_y = binary && (value.empty() ? dy.size() > dx.size() : value != x && value == y);
+    l.value = l.value_is_y ? y : x;
+    if (!value.empty() && l.value != value) return false;
+    if (binary) {
+      l.operand = l.value_is_y ? x : y;
+      const auto& dv = l.value_is_y ? dy : dx;
+      const auto& dop = l.value_is_y ? dx : dy;
+      if (dop.size() > dv.size()) return false;
+      if (one_element(dop) && !one_element(dv)) l.fit = OperandFit::kScalar;
+      else if (dop.size() < dv.size() || ones_where_not(dop, dv)) l.fit = OperandFit::kRow;  // [N, C, 1, 1]
+      // Declared dims that differ would fail the run-time check and send the whole chain to its
+      // fallback: end the chain before the op instead.
+      if (dop.size() == dv.size() && !may_broadcast_to(dop, dv)) return false;
+    }
     dtype = tx;
-    l.y_is_row = binary && ry < rx;
     return true;
   }
 
@@ -152,22 +187,30 @@ void emit_fused_chain(const Program& prog, int block, const FusedChain& chain, c
     const pb::OpDesc& op = ops.Get(i);
     const ops::OpDef& def = *ops::find_op(op.type());
     types.push_back(op.type());
-    std::string call = fmt::format("k::pw::{}::f(v", def.pointwise);
+    std::string args = "v";
     if (def.input("Y")) {
-      const std::string y = op_inputs(op, "Y").at(0);
-      const bool row = chain.y_is_row[n];
-      const std::string ptr = fmt::format("y{}", operands.size());
-      operands.push_back(fmt::format("{{&{}, k::Bcast::{}, {}.axis}}", env.var(y), row ? "kRow" : "kFull",
+      const std::string& y = env.var(op_inputs(op, chain.value_is_y[n] ? "X" : "Y").at(0));
+      const std::string name = fmt::format("y{}", operands.size());
+      static const char* const kKinds[] = {"kFull", "kRow", "kScalar"};
+      operands.push_back(fmt::format("{{&{}, k::Bcast::{}, {}.axis}}", y, kKinds[static_cast<int>(chain.fits[n])],
                                      env.attrs(i)));
-      pointers.push_back(fmt::format("    const {}* {} = {}.data<{}>();\n", ct, ptr, env.var(y), ct));
-      call += fmt::format(", {}[{}]", ptr, row ? "j" : "i");
+      // A one-element operand is read once, before the loop.
+      std::string operand;
+      if (chain.fits[n] == OperandFit::kScalar) {
+        pointers.push_back(fmt::format("    const {0} {1} = {2}.data<{0}>()[0];\n", ct, name, y));
+        operand = name;
+      } else {
+        pointers.push_back(fmt::format("    const {0}* {1} = {2}.data<{0}>();\n", ct, name, y));
+        operand = fmt::format("{}[{}]", name, chain.fits[n] == OperandFit::kRow ? "j" : "i");
+      }
+      args = chain.value_is_y[n] ? operand + ", v" : "v, " + operand;
     } else if (!def.attrs_struct.empty()) {
-      call += ", " + env.attrs(i);
+      args += ", " + env.attrs(i);
     }
-    steps.push_back(fmt::format("      v = {});\n", call));
+    steps.push_back(fmt::format("      v = k::pw::{}::f({});\n", def.pointwise, args));
   }
   const pb::OpDesc& head = ops.Get(chain.ops.front());
-  const std::string& x = env.var(op_inputs(head, "X").at(0));
+  const std::string& x = env.var(op_inputs(head, chain.value_is_y.front() ? "Y" : "X").at(0));
   const std::string& out = env.var(op_outputs(ops.Get(chain.ops.back()), "Out").at(0));
   body << fmt::format("  // block {}, ops {}-{} fused: {}\n", block, chain.ops.front(), chain.ops.back(),
                       fmt::join(types, " -> "));

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "compiler/ops/registry.h"
@@ -53,9 +54,14 @@ std::string fusion_plan_text(const FusionPlan& plan, const Program& main) {
       main.origin());
   for (const auto& [b, chains] : plan.blocks)
     for (const auto& c : chains) {
-      std::vector<int> rows(c.y_is_row.begin(), c.y_is_row.end());
-      out += fmt::format("chain block={} ops={} dtype={} rows={}  # {}\n", b, fmt::join(c.ops, ","),
+      std::vector<int> rows, swaps;
+      for (OperandFit f : c.fits) rows.push_back(static_cast<int>(f));
+      for (bool s : c.value_is_y) swaps.push_back(s);
+      // swap= only where some op takes the value as Y: older plans have none and mean all 0.
+      const bool any_swap = std::find(swaps.begin(), swaps.end(), 1) != swaps.end();
+      out += fmt::format("chain block={} ops={} dtype={} rows={}{}  # {}\n", b, fmt::join(c.ops, ","),
                          pb::VarType::Type_Name(c.dtype), fmt::join(rows, ","),
+                         any_swap ? fmt::format(" swap={}", fmt::join(swaps, ",")) : "",
                          fmt::join(op_types(main, b, c), " -> "));
     }
   return out;
@@ -85,12 +91,18 @@ FusionPlan read_fusion_plan(const std::string& text, const std::string& path, co
       if (eq == std::string::npos) bad("expected key=value");
       fields[word.substr(0, eq)] = word.substr(eq + 1);
     }
-    std::vector<int> block, ops, rows;
+    std::vector<int> block, ops, rows, swaps;
     FusedChain c;
     if (!parse_ints(fields["block"], block) || block.size() != 1 || block[0] >= main.num_blocks())
       bad("block= names no block of the program");
     if (!parse_ints(fields["ops"], ops) || ops.size() < 2) bad("ops= needs two or more op indices");
-    if (!parse_ints(fields["rows"], rows) || rows.size() != ops.size()) bad("rows= needs one 0/1 per op");
+    if (!parse_ints(fields["rows"], rows) || rows.size() != ops.size() ||
+        std::any_of(rows.begin(), rows.end(), [](int r) { return r > static_cast<int>(OperandFit::kScalar); }))
+      bad("rows= needs one 0 (same shape), 1 (row) or 2 (one element) per op");
+    if (!fields.count("swap")) swaps.assign(ops.size(), 0);
+    else if (!parse_ints(fields["swap"], swaps) || swaps.size() != ops.size() ||
+             std::any_of(swaps.begin(), swaps.end(), [](int s) { return s > 1; }))
+      bad("swap= needs one 0/1 per op");
     if (!pb::VarType::Type_Parse(fields["dtype"], &c.dtype) ||
         (c.dtype != pb::VarType::FP32 && c.dtype != pb::VarType::FP64))
       bad("dtype= must be FP32 or FP64");
@@ -99,7 +111,9 @@ FusionPlan read_fusion_plan(const std::string& text, const std::string& path, co
       if (ops[n] >= blk.ops_size() || (n > 0 && ops[n] != ops[n - 1] + 1)) bad("ops= must be consecutive ops of the block");
       const ops::OpDef* def = ops::find_op(blk.ops(ops[n]).type());
       if (!def || def->pointwise.empty()) bad(fmt::format("op {} ({}) is not elementwise", ops[n], blk.ops(ops[n]).type()));
-      c.y_is_row.push_back(rows[n] != 0);
+      if (swaps[n] && !def->input("Y")) bad(fmt::format("op {} ({}) has no Y to take the value", ops[n], blk.ops(ops[n]).type()));
+      c.fits.push_back(static_cast<OperandFit>(rows[n]));
+      c.value_is_y.push_back(swaps[n] != 0);
     }
     c.ops = ops;
     std::string recorded = fmt::format("{}", fmt::join(op_types(main, block[0], c), " -> "));

@@ -29,8 +29,10 @@ FusionPlan plan_fusion(const Program& main, const ProgramInfo& info);
 /// The side-table file `fluidc opt` writes beside its output (OUT.fusion):
 /// a comment header, then one line per chain,
 ///   chain block=0 ops=3,4,5,6 dtype=FP32 rows=1,0,0,0  # elementwise_add -> relu -> ...
-/// (`rows`: per op, whether its Y is a row under Paddle's axis rule). The
-/// op types after `#` are for readers; read_fusion_plan checks them.
+/// (`rows`: per op, how its second operand fits the value, OperandFit's
+/// number: 0 same shape, 1 a row under Paddle's axis rule, 2 one element;
+/// then `swap=0,1,..`, only when some op takes the value as Y). The op
+/// types after `#` are for readers; read_fusion_plan checks them.
 std::string fusion_plan_text(const FusionPlan& plan, const Program& main);
 
 /// Parses fusion_plan_text's format and checks it against `main` (the ops
