@@ -197,10 +197,11 @@ function(add_fluid_program name)
   _fluidc_emitted_executable(${name} "${dir}" "${shown}" "${program}" model.cc "${params_src}" "${deps}" ${args})
   target_link_libraries(${name} PRIVATE Fluidc::kernels)
   target_compile_features(${name} PRIVATE cxx_std_20)
-  # As `fluidc build` compiles: generated code never reads errno (so math calls may vectorise), a fused
-  # loop the vectoriser declines is no warning, and a build type with no flags still optimises.
+  # As `fluidc build` compiles: generated code never reads errno (so math calls may vectorise), no FMA
+  # contraction (a fused loop's ISA copies round alike), a fused loop the vectoriser declines is no
+  # warning, and a build type with no flags still optimises.
   target_compile_options(${name} PRIVATE
-    $<$<COMPILE_LANGUAGE:CXX>:-fno-math-errno>
+    $<$<COMPILE_LANGUAGE:CXX>:-fno-math-errno -ffp-contract=off>
     $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:Clang>>:-Wno-pass-failed>
     $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:>>:-O2>
     $<$<COMPILE_LANGUAGE:ASM>:-Wa,-I${dir}>)

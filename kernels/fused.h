@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "kernels/cpu/isa_clones.h"
 #include "kernels/loop_hints.h"
 #include "runtime/tensor.h"
 
@@ -51,12 +52,10 @@ struct FusedPlan {
 /// (each element is read before it is written), never a kRow or kScalar one.
 FusedPlan plan_fused(const Tensor& x, DType dt, std::initializer_list<FusedOperand> operands, Tensor& out);
 
-/// Calls body(i, j) for every element: i is the flat index into X and the
-/// output (and kFull operands), j the index into kRow operands. The inner
-/// loop is unit-stride in i and free of aliasing hazards (element i is read
-/// before it is written), so it is marked for vectorisation.
+namespace detail {
+
 template <class Body>
-inline void fused_for(const FusedPlan& p, Body body) {
+[[gnu::always_inline]] inline void fused_loops(const FusedPlan& p, Body& body) {
   if (p.post == 1) {
     for (int64_t a = 0; a < p.pre; ++a) {
       const int64_t base = a * p.n;
@@ -71,6 +70,36 @@ FLUIDC_ELEMENTWISE_LOOP
 FLUIDC_ELEMENTWISE_LOOP
       for (int64_t q = 0; q < p.post; ++q) body(base + q, j);
     }
+}
+
+// The loops compiled for AVX-512 and Haswell as well as the generated code's baseline x86-64 (as
+// kernels/cpu/isa_clones.h does for the kernels'): a chain through hard_swish's division ran at 4
+// floats a step. The same bits in every copy: the chain's arithmetic is kernels/pointwise.h's, where
+// contraction into FMAs is off.
+template <class Body>
+__attribute__((target("avx512f"))) void fused_loops_avx512(const FusedPlan& p, Body& body) {
+  fused_loops(p, body);
+}
+template <class Body>
+__attribute__((target("arch=haswell"))) void fused_loops_haswell(const FusedPlan& p, Body& body) {
+  fused_loops(p, body);
+}
+
+}  // namespace detail
+
+/// Calls body(i, j) for every element: i is the flat index into X and the
+/// output (and kFull operands), j the index into kRow operands. The inner
+/// loop is unit-stride in i and free of aliasing hazards (element i is read
+/// before it is written), so it is marked for vectorisation, and it runs in
+/// the copy for this CPU's instruction set. `body` must be always_inline:
+/// only inlined does it vectorise in each copy.
+template <class Body>
+inline void fused_for(const FusedPlan& p, Body body) {
+  switch (isa::cpu_level()) {
+    case isa::Level::kAvx512: return detail::fused_loops_avx512(p, body);
+    case isa::Level::kHaswell: return detail::fused_loops_haswell(p, body);
+    default: return detail::fused_loops(p, body);
+  }
 }
 
 }  // namespace fluidc::kernels

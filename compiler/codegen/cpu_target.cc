@@ -36,7 +36,9 @@ Toolchain toolchain() {
 std::vector<std::string> compiler_flags(const BuildRecipe& r) {
   const Toolchain tc = toolchain();
   std::vector<std::string> cmd = {tc.cxx, "-std=c++20", fmt::format("-O{}", r.opt_level), "-fno-math-errno",
-                                  "-Wno-pass-failed", "-I" + tc.include_dir};
+                                  // No a * b + c contracted into an FMA (GCC's default) in the fused loops'
+                                  // AVX2/AVX-512 copies (kernels/fused.h): every copy rounds alike.
+                                  "-ffp-contract=off", "-Wno-pass-failed", "-I" + tc.include_dir};
   // Reproducible with -g too ($FLUIDC_CXXFLAGS): debug info names the generated sources relative to
   // their (temporary) directory and the working directory as ".", so two builds of one program in
   // different directories give the same bytes.
@@ -140,7 +142,7 @@ class CpuTarget final : public Target {
         "set(FLUIDC_LIB_DIR \"{}\" CACHE PATH \"fluidc runtime libraries\")\n"
         "{}(model {}{})\n"
         "target_include_directories(model {} ${{FLUIDC_INCLUDE_DIR}})\n"
-        "target_compile_options(model PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-math-errno -Wno-pass-failed>)\n"
+        "target_compile_options(model PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-math-errno -ffp-contract=off -Wno-pass-failed>)\n"
         "target_compile_options(model PRIVATE $<$<COMPILE_LANGUAGE:ASM>:-Wa,-I${{CMAKE_CURRENT_SOURCE_DIR}}>)\n"
         "target_link_directories(model {} ${{FLUIDC_LIB_DIR}})\n"
         "target_link_libraries(model {} fluidc_kernels fluidc_runtime pthread)\n",

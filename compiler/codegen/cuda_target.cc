@@ -50,7 +50,7 @@ Toolchain toolchain() {
 std::vector<std::string> nvcc_flags(const BuildRecipe& r) {
   const Toolchain tc = toolchain();
   std::vector<std::string> cmd = {tc.nvcc, "-std=c++20", fmt::format("-O{}", r.opt_level), "-I" + tc.include_dir,
-                                  "-Xcompiler=-fno-math-errno", "-Xcompiler=-ffile-prefix-map=" + r.source_dir + "=.",
+                                  "-Xcompiler=-fno-math-errno", "-Xcompiler=-ffp-contract=off", "-Xcompiler=-ffile-prefix-map=" + r.source_dir + "=.",
                                   // params.cc's .incbin names params.bin relative to the sources.
                                   "-Xcompiler=-Xassembler,-I" + r.source_dir};
   cmd.insert(cmd.end(), std::begin(kGencode), std::end(kGencode));

@@ -221,7 +221,9 @@ void emit_fused_chain(const Program& prog, int block, const FusedChain& chain, c
   body << fmt::format("    const {0}* x = {1}.data<{0}>();\n", ct, x);
   for (const auto& p : pointers) body << p;
   body << fmt::format("    {0}* out = {1}.data<{0}>();\n", ct, out);
-  body << fmt::format("    k::fused_for(f, [&](int64_t i, [[maybe_unused]] int64_t j) {{\n      {} v = x[i];\n", ct);
+  body << fmt::format(
+      "    k::fused_for(f, [&](int64_t i, [[maybe_unused]] int64_t j) __attribute__((always_inline)) {{\n      {} v = x[i];\n",
+      ct);
   for (const auto& s : steps) body << s;
   body << "      out[i] = v;\n    });\n  } else {\n";
   std::istringstream fallback(env.fallback);
