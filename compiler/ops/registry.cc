@@ -66,6 +66,7 @@ std::vector<OpDef> build_table() {
   add_roi_align_ops(table);
   add_roi_pool_ops(table);
   add_unpool_ops(table);
+  add_spp_ops(table);
   add_vision_legacy_ops(table);
   add_detection_boxes_ops(table);
   add_masked_ops(table);
