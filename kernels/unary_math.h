@@ -89,5 +89,9 @@ void trunc_grad(const Tensor& out_grad, Tensor* x_grad);
 void isnan_v2(const Tensor& x, Tensor& out);
 void isinf_v2(const Tensor& x, Tensor& out);
 void isfinite_v2(const Tensor& x, Tensor& out);
+/// Fluid 1.x's isnan and isinf (fluid.layers.has_nan, has_inf): Out (bool, [1]) = whether any element
+/// of X is NaN / +-inf. X: fp32, fp64, int32 or int64 (integers have neither).
+void isnan(const Tensor& x, Tensor& out);
+void isinf(const Tensor& x, Tensor& out);
 
 }  // namespace fluidc::kernels

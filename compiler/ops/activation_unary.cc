@@ -14,6 +14,15 @@ void infer_bool_like_x(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
+// Fluid 1.x's isnan and isinf: one bool for the whole of X.
+void infer_one_bool(ShapeCtx& c) {
+  TensorType out = c.input("X");
+  out.dtype = pb::VarType::BOOL;
+  out.dims = {1};
+  out.known = true;  // whatever X is
+  c.set_output("Out", out);
+}
+
 }  // namespace
 
 void add_activation_unary_ops(std::vector<OpDef>& t) {
@@ -47,6 +56,9 @@ void add_activation_unary_ops(std::vector<OpDef>& t) {
   for (const char* name : {"isnan_v2", "isinf_v2", "isfinite_v2"})
     t.push_back({.type = name, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
                  .infer_shape = infer_bool_like_x});
+  for (const char* name : {"isnan", "isinf"})
+    t.push_back({.type = name, .family = "activation", .inputs = {{"X"}}, .outputs = {{"Out"}},
+                 .infer_shape = infer_one_bool});
 }
 
 }  // namespace fluidc::ops

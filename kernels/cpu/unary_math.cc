@@ -216,7 +216,32 @@ void classify(const char* op, const Tensor& x, Tensor& out, bool for_int, Test t
   buf.finish();
 }
 
+/// Out = [any(test(X[i]))] as bool; integer X gives false.
+template <class Test>
+void any_of_class(const char* op, const Tensor& x, Tensor& out, Test test) {
+  require_init(op, "X", x);
+  bool any = false;
+  visit_numeric(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* px = x.data<T>();
+      const int64_t n = x.numel();
+      for (int64_t i = 0; i < n && !any; ++i) any = test(px[i]);
+    }
+  });
+  // Read X fully before out is resized: out may be X itself.
+  out.resize(Shape{1}, DType::kBool);
+  out.data<bool>()[0] = any;
+}
+
 }  // namespace
+
+void isnan(const Tensor& x, Tensor& out) {
+  any_of_class("isnan", x, out, [](auto v) { return std::isnan(v); });
+}
+void isinf(const Tensor& x, Tensor& out) {
+  any_of_class("isinf", x, out, [](auto v) { return std::isinf(v); });
+}
 
 void isnan_v2(const Tensor& x, Tensor& out) {
   classify("isnan_v2", x, out, false, [](auto v) { return std::isnan(v); });

@@ -168,6 +168,35 @@ TEST_CASE("isnan_v2, isinf_v2, isfinite_v2 on every dtype", "[activation]") {
   CHECK_THROWS_WITH(k::isfinite_v2(uninit, out), Catch::Contains("isfinite_v2") && Catch::Contains("X"));
 }
 
+TEST_CASE("Fluid 1.x isnan and isinf: one bool for the whole of X", "[activation]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (DType dt : {DType::kFP32, DType::kFP64}) {
+    INFO(rt::dtype_name(dt));
+    Tensor x, out;
+    x.resize(Shape{2, 3}, dt);
+    for (int i = 0; i < 6; ++i) set(x, i, 0.5 * i - 1);
+    k::isnan(x, out);
+    CHECK(out.shape() == Shape{1});
+    CHECK(bools(out) == std::vector<bool>{false});
+    k::isinf(x, out);
+    CHECK(bools(out) == std::vector<bool>{false});
+    set(x, 5, -inf);  // the last element: the scan reaches the end
+    k::isinf(x, out);
+    CHECK(bools(out) == std::vector<bool>{true});
+    k::isnan(x, out);
+    CHECK(bools(out) == std::vector<bool>{false});
+    set(x, 0, nan);
+    k::isnan(x, x);  // Out over X: X is read before it becomes [1]
+    CHECK(x.shape() == Shape{1});
+    CHECK(bools(x) == std::vector<bool>{true});
+  }
+  Tensor out;
+  k::isnan(i64(Shape{2}, {1, 2}), out);
+  CHECK(bools(out) == std::vector<bool>{false});
+  Tensor uninit;
+  CHECK_THROWS_WITH(k::isinf(uninit, out), Catch::Contains("isinf") && Catch::Contains("X"));
+}
+
 TEST_CASE("activation_unary: errors", "[activation][errors]") {
   Tensor out, dx;
   CHECK_THROWS_WITH(k::selu(i32(Shape{2}, {1, 2}), out, {}), Catch::Contains("selu") && Catch::Contains("int32"));
