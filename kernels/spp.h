@@ -25,8 +25,10 @@ struct SppAttrs {
 /// (fp32 or fp64): level p pools X with windows and strides of ceil(H / b)
 /// x ceil(W / b), b = 2^p, padded by (window * b - size + 1) / 2 on each side
 /// (average: over the elements inside X), and adds its [N, C, b, b] to Out
-/// flattened per image. H and W must be at least 2^(pyramid_height - 1):
-/// finer levels would pool windows wholly in the padding.
+/// flattened per image. H and W must be at least 2^(pyramid_height - 1)
+/// (Paddle's bound). Even then a window may lie wholly in the padding (5
+/// rows into 4 bins: 2 rows of padding), where, as in Paddle, max pooling
+/// gives the lowest finite value and average pooling 0 / 0.
 void spp(const Tensor& x, Tensor& out, const SppAttrs& attrs);
 /// X@GRAD: each level's gradient as pool2d's (max: to the first element of
 /// a window equal to its maximum), summed over the levels.

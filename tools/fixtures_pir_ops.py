@@ -692,6 +692,16 @@ def atan2_case(r):
     return Angle(), [spec("y", [None, 4]), spec("x", [None, 4])], [uniform(r, [3, 4], -2, 2), uniform(r, [3, 4], -2, 2)]
 
 
+@case("multiplex")
+def multiplex_case(r):
+    class Router(nn.Layer):  # each row from the branch its router picked (a hard mixture of experts)
+        def forward(self, a, b, ids):
+            return paddle.multiplex([a, b], ids)
+
+    return Router(), [spec("a", [None, 4]), spec("b", [None, 4]), spec("ids", [None, 1], "int32")], \
+        [uniform(r, [3, 4], -2, 2), uniform(r, [3, 4], -2, 2), np.array([[1], [0], [1]], dtype="int32")]
+
+
 @case("logit_erfinv")
 def logit_erfinv_case(r):
     class Probit(nn.Layer):  # logit of a probability, the inverse error function of a correlation

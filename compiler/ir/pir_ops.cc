@@ -171,6 +171,7 @@ const Spec kSpecs[] = {
     {"unsqueeze", "unsqueeze2", "X AxesTensor@axes[AxesTensorList]", "Out XShape"},
     {"concat", "concat", "X AxisTensor@axis", "Out"},
     {"stack", "stack", "X", "Y"},
+    {"multiplex", "multiplex", "X Ids", "Out"},
     {"split", "split", "X SectionsTensorList@sections AxisTensor@axis", "Out"},
     {"split_with_num", "split", "X AxisTensor@axis", "Out"},
     {"slice", "slice", "Input StartsTensor@starts[StartsTensorList] EndsTensor@ends[EndsTensorList]", "Out"},

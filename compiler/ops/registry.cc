@@ -67,6 +67,7 @@ std::vector<OpDef> build_table() {
   add_roi_pool_ops(table);
   add_unpool_ops(table);
   add_spp_ops(table);
+  add_multiplex_ops(table);
   add_vision_legacy_ops(table);
   add_detection_boxes_ops(table);
   add_masked_ops(table);

@@ -52,6 +52,7 @@ void add_roi_align_ops(std::vector<OpDef>& table);
 void add_roi_pool_ops(std::vector<OpDef>& table);
 void add_unpool_ops(std::vector<OpDef>& table);
 void add_spp_ops(std::vector<OpDef>& table);
+void add_multiplex_ops(std::vector<OpDef>& table);
 void add_vision_legacy_ops(std::vector<OpDef>& table);
 void add_detection_boxes_ops(std::vector<OpDef>& table);
 void add_masked_ops(std::vector<OpDef>& table);

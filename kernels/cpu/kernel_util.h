@@ -170,6 +170,19 @@ inline bool aliases(const Tensor* out, std::initializer_list<const Tensor*> inpu
   return false;
 }
 
+/// A reading source that survives writes to the n outputs `outs` (a list
+/// slot's): `x` itself, or a scratch copy (slot kTmp0) when one of them is
+/// the very same tensor.
+inline const Tensor& safe_source(const Tensor& x, Tensor* const* outs, int n) {
+  for (int i = 0; i < n; ++i)
+    if (outs[i] == &x) {
+      Tensor& copy = scratch(Slot::kTmp0);
+      copy.copy_from(x);
+      return copy;
+    }
+  return x;
+}
+
 /// An output that may be the very same object as one of the inputs.
 /// get() is where the kernel writes: the output itself, or, when `aliased`,
 /// a scratch tensor, so the inputs stay intact while they are being read.

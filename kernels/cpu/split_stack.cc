@@ -37,18 +37,6 @@ void deinterleave(const char* src, int n, int64_t outer, int64_t row_bytes, char
   }
 }
 
-// A reading source that survives writes to `outs`: `x` itself, or a scratch
-// copy when one of the outputs is the very same tensor.
-const Tensor& safe_source(const Tensor& x, Tensor* const* outs, int n) {
-  for (int i = 0; i < n; ++i)
-    if (outs[i] == &x) {
-      Tensor& copy = scratch(Slot::kTmp0);
-      copy.copy_from(x);
-      return copy;
-    }
-  return x;
-}
-
 }  // namespace
 
 void split(const Tensor& x_in, const Tensor* axis_tensor, const Tensor* const* sections_list, int num_sections,
