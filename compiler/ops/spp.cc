@@ -1,24 +1,14 @@
 // compiler/ops/spp.cc - spp (Fluid 1.x spatial pyramid pooling) and its gradient.
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
+#include "compiler/ops/rule_infer.h"
 #include "compiler/ops/shape_ctx.h"
 #include "kernels/shapes/spp.h"
 
 namespace fluidc::ops {
 namespace {
 
-void infer_spp(ShapeCtx& c) {
-  const TensorType& x = c.input("X");
-  rt::Shape xs, os;
-  if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
-  if (std::string e = shapes::spp_shape(xs, parse_attrs<kernels::SppAttrs>(c.op()), os); !e.empty()) {
-    c.error(e);
-    return;
-  }
-  TensorType out = x;
-  out.dims = shape_rules::from_shape(os);
-  c.set_output("Out", out);
-}
+void infer_spp(ShapeCtx& c) { infer_out_by_rule<kernels::SppAttrs>(c, shapes::spp_shape); }
 
 }  // namespace
 
