@@ -1,4 +1,4 @@
-// kernels/index_misc.h - linspace, cumprod, cummax/cummin, logcumsumexp, kthvalue, searchsorted and scatter_nd_add, with gradients where Paddle has them.
+// kernels/index_misc.h - linspace, cumprod, cummax/cummin, logcumsumexp, kthvalue, searchsorted, scatter_nd_add and index_add, with gradients where Paddle has them.
 #pragma once
 
 #include <cstdint>
@@ -131,5 +131,24 @@ void scatter_nd_add(const Tensor& x, const Tensor& index, const Tensor& updates,
 /// X@GRAD = Out@GRAD; Updates@GRAD = gather_nd(Out@GRAD, Index).
 void scatter_nd_add_grad(const Tensor& index, const Tensor& updates, const Tensor& out_grad, Tensor* x_grad,
                          Tensor* updates_grad);
+
+/// Attributes of `index_add` and `index_add_grad`.
+struct IndexAddAttrs {
+  int axis = 0;  ///< negative counts from the end
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &IndexAddAttrs::axis);
+  }
+};
+
+/// paddle.index_add: Out = X with AddValue's slice i added at X's slice
+/// Index[i] along `axis` (Index 1-D int32/int64, each in [0, X's dim);
+/// AddValue is X with that dim replaced by Index's length); repeated indices
+/// add up. fp32, fp64, int32, int64.
+void index_add(const Tensor& x, const Tensor& index, const Tensor& add_value, Tensor& out,
+               const IndexAddAttrs& attrs);
+/// X@GRAD = Out@GRAD; AddValue@GRAD = Out@GRAD's slices at Index along `axis`.
+void index_add_grad(const Tensor& index, const Tensor& add_value, const Tensor& out_grad, Tensor* x_grad,
+                    Tensor* add_value_grad, const IndexAddAttrs& attrs);
 
 }  // namespace fluidc::kernels

@@ -702,6 +702,16 @@ def multiplex_case(r):
         [uniform(r, [3, 4], -2, 2), uniform(r, [3, 4], -2, 2), np.array([[1], [0], [1]], dtype="int32")]
 
 
+@case("index_add")
+def index_add_case(r):
+    class Accumulate(nn.Layer):  # per-class sums of feature rows (a memory bank update)
+        def forward(self, bank, rows, ids):
+            return paddle.index_add(bank, ids, 0, rows)
+
+    return Accumulate(), [spec("bank", [5, 3]), spec("rows", [None, 3]), spec("ids", [None], "int64")], \
+        [uniform(r, [5, 3], -1, 1), uniform(r, [4, 3], -1, 1), np.array([4, 0, 4, 2], dtype="int64")]
+
+
 @case("logit_erfinv")
 def logit_erfinv_case(r):
     class Probit(nn.Layer):  # logit of a probability, the inverse error function of a correlation

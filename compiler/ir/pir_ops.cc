@@ -172,6 +172,7 @@ const Spec kSpecs[] = {
     {"concat", "concat", "X AxisTensor@axis", "Out"},
     {"stack", "stack", "X", "Y"},
     {"multiplex", "multiplex", "X Ids", "Out"},
+    {"index_add", "index_add", "X Index AddValue", "Out"},
     {"split", "split", "X SectionsTensorList@sections AxisTensor@axis", "Out"},
     {"split_with_num", "split", "X AxisTensor@axis", "Out"},
     {"slice", "slice", "Input StartsTensor@starts[StartsTensorList] EndsTensor@ends[EndsTensorList]", "Out"},

@@ -1,4 +1,4 @@
-// compiler/ops/index_misc.cc - linspace, cumprod, kthvalue and scatter_nd_add, with their grads.
+// compiler/ops/index_misc.cc - linspace, cumprod, kthvalue, scatter_nd_add and index_add, with their grads.
 #include <fmt/format.h>
 
 #include "compiler/ops/attr_struct.h"
@@ -79,6 +79,37 @@ void infer_scatter_nd_add(ShapeCtx& c) {
 }
 
 // X@GRAD is Out@GRAD's type; Updates@GRAD is Updates'.
+// index_add: Out is X; Index 1-D and AddValue X's shape with the axis as long as Index.
+void infer_index_add(ShapeCtx& c) {
+  const TensorType& x = c.input("X");
+  const TensorType& index = c.input("Index");
+  const TensorType& value = c.input("AddValue");
+  if (index.known && index.dtype != pb::VarType::INT32 && index.dtype != pb::VarType::INT64) {
+    c.error("Index must be int32 or int64");
+    return;
+  }
+  if (x.known && value.known && value.dtype != x.dtype) {
+    c.error("AddValue must have X's dtype");
+    return;
+  }
+  rt::Shape xs, is, vs;
+  int axis = 0;
+  if (x.known && index.known && value.known && shape_rules::to_shape(c, x, xs) && shape_rules::to_shape(c, index, is) &&
+      shape_rules::to_shape(c, value, vs))
+    if (std::string e = shapes::index_add_shape(xs, is, vs, parse_attrs<kernels::IndexAddAttrs>(c.op()).axis, axis);
+        !e.empty()) {
+      c.error(e);
+      return;
+    }
+  c.set_output("Out", x);
+}
+
+// X@GRAD like Out@GRAD, AddValue@GRAD like AddValue.
+void infer_index_add_grad(ShapeCtx& c) {
+  if (c.has_output("X@GRAD")) c.set_output("X@GRAD", c.input("Out@GRAD"));
+  if (c.has_output("AddValue@GRAD")) c.set_output("AddValue@GRAD", c.input("AddValue"));
+}
+
 void infer_scatter_nd_add_grad(ShapeCtx& c) {
   const TensorType& g = c.input("Out@GRAD");
   if (g.known && c.has_output("X@GRAD")) c.set_output("X@GRAD", g);
@@ -187,6 +218,13 @@ void add_index_misc_ops(std::vector<OpDef>& t) {
                .outputs = {{"Out"}}, .grad = "scatter_nd_add_grad", .infer_shape = infer_scatter_nd_add});
   t.push_back({.type = "scatter_nd_add_grad", .family = "index", .inputs = {{"Index"}, {"Updates"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}, {"Updates@GRAD", true}}, .infer_shape = infer_scatter_nd_add_grad});
+  const auto ia_attrs = kernel_attrs<kernels::IndexAddAttrs>();
+  t.push_back({.type = "index_add", .family = "index", .inputs = {{"X"}, {"Index"}, {"AddValue"}},
+               .outputs = {{"Out"}}, .attrs = ia_attrs, .attrs_struct = "IndexAddAttrs", .grad = "index_add_grad",
+               .infer_shape = infer_index_add});
+  t.push_back({.type = "index_add_grad", .family = "index", .inputs = {{"Index"}, {"AddValue"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}, {"AddValue@GRAD", true}}, .attrs = ia_attrs,
+               .attrs_struct = "IndexAddAttrs", .infer_shape = infer_index_add_grad});
 }
 
 }  // namespace fluidc::ops

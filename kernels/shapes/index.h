@@ -55,6 +55,22 @@ inline std::string gather_shape(const Shape& x, const Shape& index, int64_t axis
   return {};
 }
 
+/// index_add: Index 1-D and AddValue shaped as gather_shape gives (-1: any);
+/// `a` gets the axis in [0, rank).
+inline std::string index_add_shape(const Shape& x, const Shape& index, const Shape& add_value, int64_t axis, int& a) {
+  if (index.rank != 1) return fmt::format("Index must be 1-D, got {}", index.str());
+  if (std::string e = index_axis("axis", axis, x.rank, a); !e.empty()) return e;
+  Shape want;
+  if (std::string e = gather_shape(x, index, axis, want); !e.empty()) return e;
+  bool agree = add_value.rank == want.rank;
+  for (int i = 0; agree && i < want.rank; ++i)
+    agree = add_value.d[i] == want.d[i] || add_value.d[i] < 0 || want.d[i] < 0;
+  if (!agree)
+    return fmt::format("AddValue {} must be X {} with dim {} as long as Index {}", add_value.str(), x.str(), a,
+                       index.str());
+  return {};
+}
+
 /// gather_nd: Index dims[:-1] + X dims[k:], k = Index's last dim.
 inline std::string gather_nd_shape(const Shape& x, const Shape& index, Shape& out) {
   if (index.rank < 1) return "Index must have at least 1 dim";
