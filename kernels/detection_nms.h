@@ -1,4 +1,4 @@
-// kernels/detection_nms.h - non-maximum suppression: multiclass_nms (v1), multiclass_nms2, multiclass_nms3, matrix_nms.
+// kernels/detection_nms.h - non-maximum suppression: multiclass_nms (v1), multiclass_nms2, multiclass_nms3, matrix_nms, nms.
 //
 // Inference only (Paddle has no gradient). fp32 and fp64. The number of
 // detections is known only at run time: the kernels resize Out themselves.
@@ -84,5 +84,21 @@ struct MatrixNmsAttrs {
 /// int32 (image * M + box); RoisNum [N] int32 rows per image.
 void matrix_nms(const Tensor& bboxes, const Tensor& scores, Tensor& out, Tensor* index, Tensor* rois_num,
                 const MatrixNmsAttrs& attrs);
+
+/// Attributes of `nms` (paddle.vision.ops.nms's op).
+struct NmsAttrs {
+  float iou_threshold = 0.3f;  ///< a later box whose IoU with a kept one is above this is dropped
+
+  template <class F>
+  static void fields(F&& f) {
+    f("iou_threshold", &NmsAttrs::iou_threshold);
+  }
+};
+
+/// Greedy NMS over Boxes [N, 4] (corner boxes, in the order given: callers
+/// sort by score first) : KeepBoxesIdxs (int64 [K]) holds, ascending, the
+/// indices of the boxes no earlier kept box overlaps by IoU above the
+/// threshold. IoU as Paddle's nms op computes it (kernels/cpu/nms_single.cc).
+void nms(const Tensor& boxes, Tensor& keep_boxes_idxs, const NmsAttrs& attrs);
 
 }  // namespace fluidc::kernels

@@ -712,6 +712,20 @@ def index_add_case(r):
         [uniform(r, [5, 3], -1, 1), uniform(r, [4, 3], -1, 1), np.array([4, 0, 4, 2], dtype="int64")]
 
 
+@case("nms")
+def nms_case(r):
+    class Suppress(nn.Layer):  # a detector's last step: the boxes that survive greedy suppression
+        def forward(self, boxes, scores):
+            return paddle.vision.ops.nms(boxes, 0.4, scores=scores)
+
+    centres = r.uniform(10, 60, size=(3, 2))
+    c = centres[r.integers(0, 3, size=20)] + r.normal(0, 3, size=(20, 2))
+    wh = r.uniform(8, 20, size=(20, 2))
+    boxes = np.concatenate([c - wh / 2, c + wh / 2], axis=1).astype("float32")
+    return Suppress(), [spec("boxes", [None, 4]), spec("scores", [None])], \
+        [boxes, (r.permutation(20) / 20).astype("float32")]
+
+
 @case("logit_erfinv")
 def logit_erfinv_case(r):
     class Probit(nn.Layer):  # logit of a probability, the inverse error function of a correlation

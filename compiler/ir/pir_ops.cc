@@ -173,6 +173,7 @@ const Spec kSpecs[] = {
     {"stack", "stack", "X", "Y"},
     {"multiplex", "multiplex", "X Ids", "Out"},
     {"index_add", "index_add", "X Index AddValue", "Out"},
+    {"nms", "nms", "Boxes", "KeepBoxesIdxs", "threshold=iou_threshold"},
     {"split", "split", "X SectionsTensorList@sections AxisTensor@axis", "Out"},
     {"split_with_num", "split", "X AxisTensor@axis", "Out"},
     {"slice", "slice", "Input StartsTensor@starts[StartsTensorList] EndsTensor@ends[EndsTensorList]", "Out"},

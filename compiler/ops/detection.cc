@@ -1,4 +1,6 @@
-// compiler/ops/detection.cc - inference-only detection ops: prior_box, box_coder, yolo_box, multiclass_nms 1/2/3, matrix_nms.
+// compiler/ops/detection.cc - inference-only detection ops: prior_box, box_coder, yolo_box, multiclass_nms 1/2/3, matrix_nms, nms.
+#include <fmt/format.h>
+
 #include "compiler/ops/attr_struct.h"
 #include "compiler/ops/registry.h"
 #include "compiler/ops/shape_ctx.h"
@@ -93,6 +95,24 @@ void infer_multiclass_nms(ShapeCtx& c) {
     }
 }
 
+// nms: Boxes [N, 4] float; KeepBoxesIdxs int64 [K], K known at run time.
+void infer_nms(ShapeCtx& c) {
+  const TensorType& b = c.input("Boxes");
+  if (b.known && b.dtype != pb::VarType::FP32 && b.dtype != pb::VarType::FP64) {
+    c.error("Boxes must be float32 or float64");
+    return;
+  }
+  if (b.known && (b.dims.size() != 2 || !shape_rules::dims_agree(b.dims[1], 4))) {
+    c.error(fmt::format("Boxes must be [N, 4], got {}", b.str()));
+    return;
+  }
+  TensorType keep;
+  keep.dtype = pb::VarType::INT64;
+  keep.dims = {shapes::kUnknown};
+  keep.known = true;
+  c.set_output("KeepBoxesIdxs", keep);
+}
+
 }  // namespace
 
 void add_detection_ops(std::vector<OpDef>& t) {
@@ -121,6 +141,8 @@ void add_detection_ops(std::vector<OpDef>& t) {
                .outputs = {{"Out"}, {"Index", true}, {"RoisNum", true}},
                .attrs = kernel_attrs<kernels::MatrixNmsAttrs>(), .attrs_struct = "MatrixNmsAttrs",
                .infer_shape = infer_multiclass_nms});
+  t.push_back({.type = "nms", .family = "detection_nms", .inputs = {{"Boxes"}}, .outputs = {{"KeepBoxesIdxs"}},
+               .attrs = kernel_attrs<kernels::NmsAttrs>(), .attrs_struct = "NmsAttrs", .infer_shape = infer_nms});
 }
 
 }  // namespace fluidc::ops

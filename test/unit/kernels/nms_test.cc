@@ -1,4 +1,4 @@
-// test/unit/kernels/nms_test.cc - multiclass_nms 1/2/3 and matrix_nms: hand-worked suppression and decay, ties, keep_top_k, empty results, errors.
+// test/unit/kernels/nms_test.cc - multiclass_nms 1/2/3, matrix_nms and nms: hand-worked suppression and decay, ties, keep_top_k, empty results, errors.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -145,4 +145,25 @@ TEST_CASE("matrix_nms: a candidate count whose IoU matrix would take gigabytes i
   a.nms_top_k = 100;
   kernels::matrix_nms(f32(Shape{1, m, 4}, b), f32(Shape{1, 1, m}, s), out, &index, &num, a);
   CHECK(num.data<int32_t>()[0] >= 1);
+}
+
+TEST_CASE("nms: greedy over boxes in the order given, Paddle's IoU", "[nms]") {
+  kernels::NmsAttrs a;
+  a.iou_threshold = 0.3f;
+  // Box 1 overlaps box 0 by 1/3 (dropped at 0.3), box 2 is apart, box 3 overlaps only the dropped box 1
+  // ([0, 1, 1, 2] against box 1: IoU 1/3): a dropped box suppresses nothing, so box 3 is kept.
+  Tensor boxes = f32(Shape{4, 4}, {0, 0, 1, 1, 0, 0.5f, 1, 1.5f, 2, 2, 3, 3, 0, 1, 1, 2}), keep;
+  kernels::nms(boxes, keep, a);
+  CHECK(keep.dtype() == DType::kInt64);
+  CHECK(values(keep) == std::vector<double>{0, 2, 3});
+  a.iou_threshold = 0.34f;  // above 1/3: nothing overlaps enough
+  kernels::nms(boxes, keep, a);
+  CHECK(values(keep) == std::vector<double>{0, 1, 2, 3});
+  // Identical boxes: IoU 1; empty input: nothing kept.
+  kernels::nms(f64(Shape{2, 4}, {0, 0, 2, 2, 0, 0, 2, 2}), keep, a);
+  CHECK(values(keep) == std::vector<double>{0});
+  kernels::nms(f32(Shape{0, 4}, {}), keep, a);
+  CHECK(keep.shape() == Shape{0});
+  CHECK_THROWS_WITH(kernels::nms(f32(Shape{2, 3}, {0, 0, 0, 0, 0, 0}), keep, a), Catch::Contains("[N, 4]"));
+  CHECK_THROWS_WITH(kernels::nms(i32(Shape{1, 4}, {0, 0, 1, 1}), keep, a), Catch::Contains("int32"));
 }
