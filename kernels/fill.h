@@ -46,6 +46,16 @@ struct FillAnyLikeAttrs {
   }
 };
 
+/// Attributes of `fill_zeros_like2`.
+struct FillZerosLike2Attrs {
+  int dtype = 5;  ///< Paddle's dtype code (its default: float32)
+
+  template <class F>
+  static void fields(F&& f) {
+    f("dtype", &FillZerosLike2Attrs::dtype);
+  }
+};
+
 /// Attributes of `cast`.
 struct CastAttrs {
   int in_dtype = 5;
@@ -133,6 +143,9 @@ inline void fill_constant(Tensor& out, const FillConstantAttrs& attrs) {
 void fill_any_like(const Tensor& x, Tensor& out, const FillAnyLikeAttrs& attrs);
 /// Out = zeros of X's shape and dtype.
 void fill_zeros_like(const Tensor& x, Tensor& out);
+/// Out = zeros of X's shape in `dtype` (Paddle's backward writes it for the
+/// gradients a control-flow block does not produce).
+void fill_zeros_like2(const Tensor& x, Tensor& out, const FillZerosLike2Attrs& attrs);
 /// Out = a copy of X (any dtype).
 void assign(const Tensor& x, Tensor& out);
 /// Out = X converted to out_dtype. X's actual dtype is used as the source

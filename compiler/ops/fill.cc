@@ -71,6 +71,13 @@ void infer_fill_any_like(ShapeCtx& c) {
   c.set_output("Out", out);
 }
 
+// fill_zeros_like2: X's dims in the `dtype` attribute's type (float32 when absent, as in Paddle).
+void infer_fill_zeros_like2(ShapeCtx& c) {
+  TensorType out = c.input("X");
+  out.dtype = dtype_attr(c, "dtype", static_cast<pb::VarType::Type>(kernels::FillZerosLike2Attrs{}.dtype));
+  c.set_output("Out", out);
+}
+
 void infer_cast(ShapeCtx& c) {
   TensorType out = c.input("X");
   out.dtype = dtype_attr(c, "out_dtype", out.dtype);
@@ -204,6 +211,9 @@ void add_fill_ops(std::vector<OpDef>& t) {
                .infer_shape = infer_fill_any_like});
   t.push_back({.type = "fill_zeros_like", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}},
                .infer_shape = shape_rules::same_as_x});
+  t.push_back({.type = "fill_zeros_like2", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}},
+               .attrs = kernel_attrs<kernels::FillZerosLike2Attrs>(), .attrs_struct = "FillZerosLike2Attrs",
+               .infer_shape = infer_fill_zeros_like2});
   t.push_back({.type = "assign", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}}, .grad = "assign",
                .make_grad = unary_self_grad, .infer_shape = shape_rules::same_as_x});
   t.push_back({.type = "cast", .family = "fill", .inputs = {{"X"}}, .outputs = {{"Out"}},

@@ -169,6 +169,15 @@ void fill_zeros_like(const Tensor& x, Tensor& out) {
   out.zero();  // all-zero bytes are 0 / 0.0 / false in every dtype
 }
 
+void fill_zeros_like2(const Tensor& x, Tensor& out, const FillZerosLike2Attrs& attrs) {
+  constexpr const char* op = "fill_zeros_like2";
+  require_init(op, "X", x);
+  const DType dt = dtype_from_code(op, "dtype", attrs.dtype);
+  const Shape s = x.shape();  // copied: out may be x
+  out.resize(s, dt);
+  out.zero();  // all-zero bytes are 0 / 0.0 / false in every dtype
+}
+
 void assign(const Tensor& x, Tensor& out) {
   require_init("assign", "X", x);
   out.copy_from(x);  // a no-op when out is x

@@ -90,7 +90,7 @@ TEST_CASE("fill: invalid attributes throw rt::Error", "[fill][errors]") {
   CHECK_THROWS_AS(kernels::uniform_random(out, u), rt::Error);
 }
 
-TEST_CASE("fill_any_like, fill_zeros_like, assign", "[fill]") {
+TEST_CASE("fill_any_like, fill_zeros_like, fill_zeros_like2, assign", "[fill]") {
   Tensor x = i32(Shape{2, 2}, {1, 2, 3, 4});
   Tensor out;
   kernels::FillAnyLikeAttrs a;
@@ -108,6 +108,17 @@ TEST_CASE("fill_any_like, fill_zeros_like, assign", "[fill]") {
   kernels::fill_zeros_like(x, out);
   CHECK(out.dtype() == DType::kInt32);
   CHECK(values(out) == std::vector<double>(4, 0.0));
+
+  kernels::FillZerosLike2Attrs z;
+  kernels::fill_zeros_like2(x, out, z);  // float32 by default, X's dims
+  CHECK(out.dtype() == DType::kFP32);
+  CHECK(out.shape() == Shape{2, 2});
+  CHECK(values(out) == std::vector<double>(4, 0.0));
+  z.dtype = static_cast<int>(DType::kInt64);
+  kernels::fill_zeros_like2(x, out, z);
+  CHECK(out.dtype() == DType::kInt64);
+  z.dtype = 99;
+  CHECK_THROWS_WITH(kernels::fill_zeros_like2(x, out, z), Catch::Contains("fill_zeros_like2") && Catch::Contains("99"));
 
   kernels::assign(x, out);
   CHECK(out.dtype() == DType::kInt32);
