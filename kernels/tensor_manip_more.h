@@ -99,6 +99,14 @@ void expand_as_v2(const Tensor& x, const Tensor* y, Tensor& out, const ExpandAsV
 /// X@GRAD = Out@GRAD summed over the repeated positions.
 void expand_as_v2_grad(const Tensor& x, const Tensor& out_grad, Tensor* x_grad, const ExpandAsV2Attrs& attrs);
 
+/// paddle.broadcast_tensors: Out[k] = X[k] broadcast (numpy's rule) to the
+/// shape all n inputs broadcast to, each in its own dtype; m == n outputs
+/// (nullptr entries skipped). An output may be its own input, never another.
+void broadcast_tensors(const Tensor* const* xs, int n, Tensor* const* outs, int m);
+/// X@GRAD[k] = Out@GRAD[k] summed over the positions X[k] was repeated to.
+void broadcast_tensors_grad(const Tensor* const* xs, int n, const Tensor* const* out_grads, int n_grads,
+                            Tensor* const* x_grads, int m);
+
 /// Attributes of `tile`.
 struct TileAttrs {
   std::vector<int> repeat_times;

@@ -726,6 +726,16 @@ def nms_case(r):
         [boxes, (r.permutation(20) / 20).astype("float32")]
 
 
+@case("broadcast_tensors")
+def broadcast_tensors_case(r):
+    class Align(nn.Layer):  # a per-row bias and a per-column scale brought to one shape, then combined
+        def forward(self, rows, cols):
+            a, b = paddle.broadcast_tensors([rows, cols])
+            return a * b + a
+
+    return Align(), [spec("rows", [None, 1]), spec("cols", [1, 5])], [uniform(r, [3, 1], -1, 1), uniform(r, [1, 5], -1, 1)]
+
+
 @case("logit_erfinv")
 def logit_erfinv_case(r):
     class Probit(nn.Layer):  # logit of a probability, the inverse error function of a correlation

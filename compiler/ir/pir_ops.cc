@@ -174,6 +174,7 @@ const Spec kSpecs[] = {
     {"multiplex", "multiplex", "X Ids", "Out"},
     {"index_add", "index_add", "X Index AddValue", "Out"},
     {"nms", "nms", "Boxes", "KeepBoxesIdxs", "threshold=iou_threshold"},
+    {"broadcast_tensors", "broadcast_tensors", "X", "Out"},
     {"split", "split", "X SectionsTensorList@sections AxisTensor@axis", "Out"},
     {"split_with_num", "split", "X AxisTensor@axis", "Out"},
     {"slice", "slice", "Input StartsTensor@starts[StartsTensorList] EndsTensor@ends[EndsTensorList]", "Out"},

@@ -190,6 +190,33 @@ void infer_expand_as_v2(ShapeCtx& c) {
   c.set_output("Out", t);
 }
 
+// broadcast_tensors: every Out[k] gets the inputs' common (numpy) shape in X[k]'s dtype.
+void infer_broadcast_tensors(ShapeCtx& c) {
+  std::vector<rt::Shape> shapes;
+  if (!shape_rules::input_shapes(c, "X", shapes) || shapes.empty()) return;
+  rt::Shape target = shapes[0];
+  for (size_t k = 1; k < shapes.size(); ++k) {
+    rt::Shape a, b, both;
+    if (std::string e = shapes::broadcast_numpy(target, shapes[k], a, b, both); !e.empty()) {
+      c.error(e);
+      return;
+    }
+    target = both;
+  }
+  const int n = std::min(c.num_inputs("X"), static_cast<int>(op_outputs(c.op(), "Out").size()));
+  for (int k = 0; k < n; ++k) {
+    TensorType t = c.input("X", k);
+    t.dims = shape_rules::from_shape(target);
+    c.set_output_at("Out", k, t);
+  }
+}
+
+// broadcast_tensors_grad: X@GRAD[k] like X[k].
+void infer_broadcast_tensors_grad(ShapeCtx& c) {
+  const int n = std::min(c.num_inputs("X"), static_cast<int>(op_outputs(c.op(), "X@GRAD").size()));
+  for (int k = 0; k < n; ++k) c.set_output_at("X@GRAD", k, c.input("X", k));
+}
+
 void infer_tile(ShapeCtx& c) {
   const TensorType& x = c.input("X");
   rt::Shape xs, os;
@@ -377,6 +404,11 @@ void add_tensor_manip_more_ops(std::vector<OpDef>& t) {
   t.push_back({.type = "expand_as_v2_grad", .family = f, .inputs = {{"X"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .attrs = kernel_attrs<ExpandAsV2Attrs>(),
                .attrs_struct = "ExpandAsV2Attrs", .infer_shape = shape_rules::grads_like_inputs});
+  t.push_back({.type = "broadcast_tensors", .family = f, .inputs = {{"X", false, true}},
+               .outputs = {{"Out", false, true}}, .grad = "broadcast_tensors_grad",
+               .infer_shape = infer_broadcast_tensors});
+  t.push_back({.type = "broadcast_tensors_grad", .family = f, .inputs = {{"X", false, true}, {"Out@GRAD", false, true}},
+               .outputs = {{"X@GRAD", true, true}}, .infer_shape = infer_broadcast_tensors_grad});
   const std::vector<SlotDef> tile_in = {{"X"}, {"RepeatTimes", true}, {"repeat_times_tensor", true, true}};
   std::vector<SlotDef> tile_grad_in = tile_in;
   tile_grad_in.push_back({"Out@GRAD"});

@@ -1,8 +1,9 @@
-// kernels/cpu/expand.cc - expand_v2, expand_as_v2, tile, Fluid 1.x's expand and grads: one tiling walk of block copies / contiguous sums.
+// kernels/cpu/expand.cc - expand_v2, expand_as_v2, broadcast_tensors, tile, Fluid 1.x's expand and grads: one tiling walk of block copies / contiguous sums.
 #include <cstring>
 
 #include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/shapes/broadcast.h"
 #include "kernels/shapes/expand.h"
 #include "kernels/tensor_manip.h"
 
@@ -188,6 +189,47 @@ void expand(const Tensor& x, const Tensor* expand_times, const Tensor* const* ti
 void expand_grad(const Tensor& x, const Tensor*, const Tensor* const*, int, const Tensor& out_grad, Tensor* x_grad,
                  const ExpandAttrs&) {
   tile_backward("expand_grad", x, out_grad, x_grad);
+}
+
+namespace {
+
+/// List outputs written one after another: output k must not be input j != k (writing it would change an
+/// input still to be read).
+void refuse_cross_aliases(const char* op, const Tensor* const* ins, int n, const Tensor* const* outs, int m) {
+  for (int k = 0; k < m; ++k)
+    for (int j = 0; j < n; ++j)
+      if (outs[k] && j != k && outs[k] == ins[j]) rt::fail(fmt::format("{}: output #{} is also input #{}", op, k, j));
+}
+
+}  // namespace
+
+void broadcast_tensors(const Tensor* const* xs, int n, Tensor* const* outs, int m) {
+  constexpr const char* op = "broadcast_tensors";
+  if (n < 1 || m != n) rt::fail(fmt::format("{}: {} inputs and {} outputs (one per input, at least one)", op, n, m));
+  Shape target;
+  for (int k = 0; k < n; ++k) {
+    require_init(op, "X", *xs[k]);
+    if (k == 0) {
+      target = xs[0]->shape();
+      continue;
+    }
+    Shape a, b, both;
+    require_rule(op, shapes::broadcast_numpy(target, xs[k]->shape(), a, b, both));
+    target = both;
+  }
+  refuse_cross_aliases(op, xs, n, outs, m);
+  for (int k = 0; k < n; ++k)
+    if (outs[k]) tile_forward(op, *xs[k], target, *outs[k]);
+}
+
+void broadcast_tensors_grad(const Tensor* const* xs, int n, const Tensor* const* out_grads, int n_grads,
+                            Tensor* const* x_grads, int m) {
+  constexpr const char* op = "broadcast_tensors_grad";
+  if (n_grads != n || m != n)
+    rt::fail(fmt::format("{}: {} inputs, {} Out@GRAD and {} X@GRAD (one each per input)", op, n, n_grads, m));
+  refuse_cross_aliases(op, out_grads, n, x_grads, m);
+  refuse_cross_aliases(op, xs, n, x_grads, m);
+  for (int k = 0; k < n; ++k) tile_backward(op, *xs[k], *out_grads[k], x_grads[k]);
 }
 
 }  // namespace fluidc::kernels
