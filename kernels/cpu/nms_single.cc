@@ -5,8 +5,6 @@
 // at 0, and compares inter / union > threshold in the boxes' type (a zero
 // union gives NaN, never above, or infinity, always above). Kept as Paddle
 // computes it so the same boxes are kept.
-#include <vector>
-
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/detection_nms.h"
 
@@ -34,8 +32,11 @@ void nms(const Tensor& boxes, Tensor& keep, const NmsAttrs& a) {
   if (boxes.rank() != 2 || boxes.dim(1) != 4)
     rt::fail(fmt::format("{}: Boxes must be [N, 4], got {}", op, boxes.shape().str()));
   const int64_t n = boxes.dim(0);
-  thread_local std::vector<char> dropped;
-  dropped.assign(static_cast<size_t>(n), 0);
+  // A scratch slot, not a thread_local (`fluidc run`'s JIT links kernels with TLS only from a list).
+  Tensor& marks = scratch(Slot::kTmp0);
+  marks.resize(Shape{n}, DType::kBool);
+  marks.zero();
+  bool* dropped = marks.data<bool>();
   int64_t kept = 0;
   visit_float(op, "Boxes", boxes.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -44,7 +45,7 @@ void nms(const Tensor& boxes, Tensor& keep, const NmsAttrs& a) {
       if (dropped[i]) continue;
       ++kept;
       for (int64_t j = i + 1; j < n; ++j)
-        if (!dropped[j] && overlaps(b + 4 * i, b + 4 * j, a.iou_threshold)) dropped[j] = 1;
+        if (!dropped[j] && overlaps(b + 4 * i, b + 4 * j, a.iou_threshold)) dropped[j] = true;
     }
   });
   // Boxes is read in full before KeepBoxesIdxs is resized (it cannot be Boxes: another dtype).
