@@ -279,13 +279,17 @@ def random_trials(work, trials):
         lost = eps[int(victim[-1])] if victim.startswith("pserver") else None
         logs = [open(log).read() for _, _, log in rest]
         tid = victim[-1]
-        # A dead trainer: every survivor names it. A dead server: the other server cannot tell it from
-        # silent trainers (it names those), so the trainers are asked, and one naming it suffices (the
-        # other may have failed first at the surviving server's barrier, which names that trainer).
+        # A dead server: the other server cannot tell it from silent trainers (it names those), so the
+        # trainers are asked, and one naming it suffices (the other may have failed first at the surviving
+        # server's barrier, which names that trainer). A dead trainer: at least one survivor names it. Not
+        # every one: the live trainer, held at one server's barrier, stops sending to the other, and that
+        # server may see its silence pass the timeout first and name it instead (a fresh-clone CI run: kill
+        # -9 of trainer 1 mid-step, server 1 reported "trainer(s) 0 made no request for 5000 ms" while
+        # server 0 and trainer 0 named trainer 1).
         if lost:
             ok = any(lost in open(log).read() for n, _, log in rest if n.startswith("trainer"))
         else:
-            ok = all("trainer(s) %s" % tid in l or "trainer(s) 0, 1" in l for l in logs)
+            ok = any("trainer(s) %s" % tid in l or "trainer(s) 0, 1" in l for l in logs)
         named += ok
         if not ok:
             show(job)
