@@ -72,16 +72,17 @@ FLUIDC_ELEMENTWISE_LOOP
     }
 }
 
-// The loops compiled for AVX-512 and Haswell as well as the generated code's baseline x86-64 (as
-// kernels/cpu/isa_clones.h does for the kernels'): a chain through hard_swish's division ran at 4
+// The loops compiled for AVX-512 and AVX2 as well as the generated code's baseline x86-64, picked as
+// kernels/cpu/isa_clones.h picks the kernels' copies: a chain through hard_swish's division ran at 4
 // floats a step. The same bits in every copy: the chain's arithmetic is kernels/pointwise.h's, where
-// contraction into FMAs is off.
+// contraction into FMAs is off. Instruction sets only, no target("arch=haswell"): GCC will not inline
+// an always_inline function of the default target into one with another arch (its tuning differs).
 template <class Body>
 __attribute__((target("avx512f"))) void fused_loops_avx512(const FusedPlan& p, Body& body) {
   fused_loops(p, body);
 }
 template <class Body>
-__attribute__((target("arch=haswell"))) void fused_loops_haswell(const FusedPlan& p, Body& body) {
+__attribute__((target("avx2"))) void fused_loops_avx2(const FusedPlan& p, Body& body) {
   fused_loops(p, body);
 }
 
@@ -97,7 +98,7 @@ template <class Body>
 inline void fused_for(const FusedPlan& p, Body body) {
   switch (isa::cpu_level()) {
     case isa::Level::kAvx512: return detail::fused_loops_avx512(p, body);
-    case isa::Level::kHaswell: return detail::fused_loops_haswell(p, body);
+    case isa::Level::kHaswell: return detail::fused_loops_avx2(p, body);
     default: return detail::fused_loops(p, body);
   }
 }
