@@ -1,6 +1,4 @@
 // kernels/cpu/index_add.cc - index_add and its gradient: slices along one axis added at indexed positions.
-#include <cstring>
-
 #include "kernels/cpu/index_util.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/index_misc.h"
@@ -37,14 +35,7 @@ void index_add(const Tensor& x, const Tensor& index, const Tensor& add_value, Te
   const AxisView v = axis_view(x.shape(), axis);
   visit_numeric(op, "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T* po = o.data<T>();
-    const T* pv = add_value.data<T>();
-    for (int64_t r = 0; r < v.outer; ++r)
-      for (int64_t i = 0; i < n; ++i) {
-        T* dst = po + (r * v.mid + id[i]) * v.inner;
-        const T* src = pv + (r * n + i) * v.inner;
-        for (int64_t q = 0; q < v.inner; ++q) dst[q] += src[q];
-      }
+    add_rows(add_value.data<T>(), v, id, n, o.data<T>(), /*zero_first=*/false);
   });
   buf.finish();
 }
@@ -62,12 +53,7 @@ void index_add_grad(const Tensor& index, const Tensor& add_value, const Tensor& 
     OutBuf buf(add_value_grad, Slot::kOut0, aliases(add_value_grad, {&index, &out_grad}));
     Tensor& g = buf.get();
     g.resize(add_value.shape(), out_grad.dtype());
-    const size_t slice = static_cast<size_t>(v.inner) * rt::dtype_size(out_grad.dtype());
-    const char* src = static_cast<const char*>(out_grad.raw());
-    char* dst = static_cast<char*>(g.raw());
-    for (int64_t r = 0; r < v.outer; ++r)
-      for (int64_t i = 0; i < n; ++i)
-        std::memcpy(dst + (r * n + i) * slice, src + (r * v.mid + id[i]) * slice, slice);
+    take_rows(out_grad, v, id, n, g);
     buf.finish();
   }
   if (x_grad && x_grad != &out_grad) x_grad->copy_from(out_grad);

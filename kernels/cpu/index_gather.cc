@@ -12,27 +12,6 @@ namespace {
 
 using namespace detail;
 
-// Out[o, i, :] = X[o, idx[i], :] as byte copies of whole inner rows (any dtype).
-void take_rows(const Tensor& x, const AxisView& v, const int64_t* idx, int64_t n, Tensor& out) {
-  const size_t row = static_cast<size_t>(v.inner) * rt::dtype_size(x.dtype());
-  const char* src = static_cast<const char*>(x.raw());
-  char* dst = static_cast<char*>(out.raw());
-  for (int64_t o = 0; o < v.outer; ++o)
-    for (int64_t i = 0; i < n; ++i, dst += row) std::memcpy(dst, src + (o * v.mid + idx[i]) * row, row);
-}
-
-// G = zeros like X (or, with zero_first false, G as it is); G[o, idx[i], :] += dOut[o, i, :].
-template <class T>
-void add_rows(const T* dout, const AxisView& v, const int64_t* idx, int64_t n, T* g, bool zero_first = true) {
-  if (zero_first) std::fill(g, g + v.outer * v.mid * v.inner, T(0));
-  for (int64_t o = 0; o < v.outer; ++o)
-    for (int64_t i = 0; i < n; ++i) {
-      T* dst = g + (o * v.mid + idx[i]) * v.inner;
-      const T* src = dout + (o * n + i) * v.inner;
-      for (int64_t j = 0; j < v.inner; ++j) dst[j] += src[j];
-    }
-}
-
 void grad_of_take(const char* op, const Tensor& x, int axis, const int64_t* idx, int64_t n, const Tensor& out_grad,
                   Tensor* x_grad) {
   const AxisView v = axis_view(x.shape(), axis);

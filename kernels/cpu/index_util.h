@@ -1,6 +1,7 @@
 // kernels/cpu/index_util.h - reading index tensors for the index family: dtype dispatch and bounds checks.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -62,6 +63,27 @@ inline AxisView axis_view(const Shape& s, int axis) {
   v.mid = s.rank ? s.d[axis] : 1;
   v.inner = prod(s, axis + 1, s.rank);
   return v;
+}
+
+// Out[o, i, :] = X[o, idx[i], :] as byte copies of whole inner rows (any dtype).
+inline void take_rows(const Tensor& x, const AxisView& v, const int64_t* idx, int64_t n, Tensor& out) {
+  const size_t row = static_cast<size_t>(v.inner) * rt::dtype_size(x.dtype());
+  const char* src = static_cast<const char*>(x.raw());
+  char* dst = static_cast<char*>(out.raw());
+  for (int64_t o = 0; o < v.outer; ++o)
+    for (int64_t i = 0; i < n; ++i, dst += row) std::memcpy(dst, src + (o * v.mid + idx[i]) * row, row);
+}
+
+// G = zeros like X (or, with zero_first false, G as it is); G[o, idx[i], :] += dOut[o, i, :].
+template <class T>
+void add_rows(const T* dout, const AxisView& v, const int64_t* idx, int64_t n, T* g, bool zero_first = true) {
+  if (zero_first) std::fill(g, g + v.outer * v.mid * v.inner, T(0));
+  for (int64_t o = 0; o < v.outer; ++o)
+    for (int64_t i = 0; i < n; ++i) {
+      T* dst = g + (o * v.mid + idx[i]) * v.inner;
+      const T* src = dout + (o * n + i) * v.inner;
+      for (int64_t j = 0; j < v.inner; ++j) dst[j] += src[j];
+    }
 }
 
 }  // namespace fluidc::kernels::detail
