@@ -736,6 +736,19 @@ def broadcast_tensors_case(r):
     return Align(), [spec("rows", [None, 1]), spec("cols", [1, 5])], [uniform(r, [3, 1], -1, 1), uniform(r, [1, 5], -1, 1)]
 
 
+@case("linalg_lu")
+def linalg_lu_case(r):
+    class Gaussian(nn.Layer):  # a Gaussian's log-density terms from its covariance, and a matrix power
+        def forward(self, cov, d):
+            inv = paddle.linalg.inv(cov)
+            maha = paddle.sum(paddle.matmul(d, inv) * d, axis=-1)
+            logdet = paddle.linalg.slogdet(cov)[1] + paddle.log(paddle.abs(paddle.linalg.det(cov)))
+            return maha + logdet, paddle.linalg.matrix_power(cov, -2)
+
+    cov = np.eye(3, dtype="float32") * 2 + uniform(r, [3, 3], -0.3, 0.3)
+    return Gaussian(), [spec("cov", [3, 3]), spec("d", [None, 3])], [cov, uniform(r, [4, 3], -1, 1)]
+
+
 @case("logit_erfinv")
 def logit_erfinv_case(r):
     class Probit(nn.Layer):  # logit of a probability, the inverse error function of a correlation

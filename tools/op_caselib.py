@@ -52,14 +52,16 @@ class _Program:
         self.lods = {}  # name -> recursive sequence lengths (LoD feeds)
         self.grad_inputs = []  # Variables that want a gradient
 
-    def input(self, name, shape, dtype="float32", low=-1.0, high=1.0, grad=True, value=None, lod=None):
+    def input(self, name, shape, dtype="float32", low=-1.0, high=1.0, grad=True, value=None, lod=None,
+              declared=None):
         """A fed input. Float inputs get uniform values in [low, high) from a
         generator seeded by the family and name (so cases are stable when
         others are added) and, unless grad=False, a gradient in the case.
         `lod`: sequence lengths per level (e.g. [[1, 5, 0]]) make it a LoD
         input, declared with dim 0 -1; its offsets are written as
-        inputs/<name>.lod<l>.npy (fed with --lod)."""
-        declared = list(shape)
+        inputs/<name>.lod<l>.npy (fed with --lod). `declared`: the program's
+        dims when they differ from the fed value's (-1 for a run-time dim)."""
+        declared = list(shape) if declared is None else list(declared)
         if lod is not None:
             declared[0] = -1
         var = paddle.static.data(name, declared, dtype, lod_level=len(lod) if lod else 0)

@@ -162,6 +162,10 @@ const Spec kSpecs[] = {
     {"argsort", "argsort", "X", "Out Indices"},
     {"kthvalue", "kthvalue", "X", "Out Indices"},
     {"cumprod", "cumprod", "X", "Out"},
+    {"inverse", "inverse", "Input", "Output"},
+    {"det", "determinant", "Input", "Out"},
+    {"slogdet", "slogdeterminant", "Input", "Out"},
+    {"matrix_power", "matrix_power", "X", "Out"},
     {"einsum", "einsum", "Operands", "Out InnerCache XShape"},
     // shapes and data movement
     {"reshape", "reshape2", "X Shape@shape[ShapeTensor]", "Out XShape"},

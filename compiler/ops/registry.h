@@ -57,6 +57,7 @@ void add_vision_legacy_ops(std::vector<OpDef>& table);
 void add_detection_boxes_ops(std::vector<OpDef>& table);
 void add_masked_ops(std::vector<OpDef>& table);
 void add_linalg_misc_ops(std::vector<OpDef>& table);
+void add_linalg_lu_ops(std::vector<OpDef>& table);
 void add_loss_more_ops(std::vector<OpDef>& table);
 void add_repeat_put_ops(std::vector<OpDef>& table);
 void add_sequence_legacy_ops(std::vector<OpDef>& table);
