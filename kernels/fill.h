@@ -172,5 +172,11 @@ void gaussian_random(const Tensor* shape_tensor, const Tensor* const* shape_list
 inline void gaussian_random(Tensor& out, const GaussianRandomAttrs& attrs) {
   gaussian_random(nullptr, nullptr, 0, out, attrs);
 }
+/// truncated_gaussian_random (paddle.nn.initializer.TruncatedNormal): the
+/// normal distribution of `mean` and `std` restricted to [mean - 2 std,
+/// mean + 2 std], as Paddle 2.6.2 draws it: a uniform draw between the two
+/// bounds' probabilities, through the inverse normal CDF. Same attributes
+/// as gaussian_random (shape from the attribute only).
+void truncated_gaussian_random(Tensor& out, const GaussianRandomAttrs& attrs);
 
 }  // namespace fluidc::kernels

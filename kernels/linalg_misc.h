@@ -1,4 +1,4 @@
-// kernels/linalg_misc.h - small matrix ops: diag_v2, eye, trace, kron and cross, with the gradients Paddle has.
+// kernels/linalg_misc.h - small matrix ops: diag_v2, eye, trace, kron, cross and mv, with the gradients Paddle has.
 //
 // Forwards take fp32, fp64, int32 and int64 (eye makes any of them);
 // gradients fp32 and fp64.
@@ -88,5 +88,10 @@ void cross(const Tensor& x, const Tensor& y, Tensor& out, const CrossAttrs& attr
 /// X@GRAD = Y x Out@GRAD, Y@GRAD = Out@GRAD x X.
 void cross_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad, Tensor* y_grad,
                 const CrossAttrs& attrs);
+
+/// paddle.mv: Out [M] = X [M, N] times Vec [N]. fp32 and fp64.
+void mv(const Tensor& x, const Tensor& vec, Tensor& out);
+/// X@GRAD = Out@GRAD Vec^T (an outer product), Vec@GRAD = X^T Out@GRAD.
+void mv_grad(const Tensor& x, const Tensor& vec, const Tensor& out_grad, Tensor* x_grad, Tensor* vec_grad);
 
 }  // namespace fluidc::kernels

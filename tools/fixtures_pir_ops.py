@@ -738,12 +738,12 @@ def broadcast_tensors_case(r):
 
 @case("linalg_lu")
 def linalg_lu_case(r):
-    class Gaussian(nn.Layer):  # a Gaussian's log-density terms from its covariance, and a matrix power
+    class Gaussian(nn.Layer):  # a Gaussian's log-density terms from its covariance, an mv, and a matrix power
         def forward(self, cov, d):
             inv = paddle.linalg.inv(cov)
             maha = paddle.sum(paddle.matmul(d, inv) * d, axis=-1)
             logdet = paddle.linalg.slogdet(cov)[1] + paddle.log(paddle.abs(paddle.linalg.det(cov)))
-            return maha + logdet, paddle.linalg.matrix_power(cov, -2)
+            return maha + logdet + paddle.mv(d, paddle.diag(cov)), paddle.linalg.matrix_power(cov, -2)
 
     cov = np.eye(3, dtype="float32") * 2 + uniform(r, [3, 3], -0.3, 0.3)
     return Gaussian(), [spec("cov", [3, 3]), spec("d", [None, 3])], [cov, uniform(r, [4, 3], -1, 1)]

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Per-op Paddle references for diag_v2 (paddle.diag), eye, trace, kron and
-cross with their gradients, see tools/op_caselib.py: diag of a vector (offsets
+"""Per-op Paddle references for diag_v2 (paddle.diag), eye, trace, kron,
+cross and mv with their gradients, see tools/op_caselib.py: diag of a vector (offsets
 above and below, padding_value) and of a matrix (offsets, an empty diagonal),
 eye square and not, trace on chosen and negative axes with offsets, kron of
-unequal ranks, cross on a given and on the default (first size-3) axis; fp32,
+unequal ranks, cross on a given and on the default (first size-3) axis, mv; fp32,
 fp64 and ints.
 
 paddle.diag marks its output stop_gradient in static programs, so no backward
@@ -72,6 +72,8 @@ def main():
     binary_case("cross_default_axis", paddle.cross, [2, 3, 3], [2, 3, 3])
     binary_case("cross_last_axis_fp64", paddle.cross, [4, 3], [4, 3], dtype="float64", axis=-1)
     binary_case("cross_int32", paddle.cross, [3, 2], [3, 2], dtype="int32", axis=0)
+    binary_case("mv", paddle.mv, [4, 3], [3])
+    binary_case("mv_fp64", paddle.mv, [2, 5], [5], dtype="float64")
     oc.finish()
 
 

@@ -166,6 +166,7 @@ const Spec kSpecs[] = {
     {"det", "determinant", "Input", "Out"},
     {"slogdet", "slogdeterminant", "Input", "Out"},
     {"matrix_power", "matrix_power", "X", "Out"},
+    {"mv", "mv", "X Vec", "Out"},
     {"einsum", "einsum", "Operands", "Out InnerCache XShape"},
     // shapes and data movement
     {"reshape", "reshape2", "X Shape@shape[ShapeTensor]", "Out XShape"},

@@ -235,6 +235,14 @@ void add_fill_ops(std::vector<OpDef>& t) {
                .attrs_struct = "GaussianRandomAttrs",
                .traits = kRandom,
                .infer_shape = infer_from_shape_inputs<kernels::GaussianRandomAttrs>});
+  // paddle.nn.initializer.TruncatedNormal in startup programs: gaussian_random's attributes, no shape inputs.
+  t.push_back({.type = "truncated_gaussian_random",
+               .family = "fill",
+               .outputs = {{"Out"}},
+               .attrs = kernel_attrs<kernels::GaussianRandomAttrs>(),
+               .attrs_struct = "GaussianRandomAttrs",
+               .traits = kRandom,
+               .infer_shape = infer_from_shape_attr<kernels::GaussianRandomAttrs>});
 }
 
 }  // namespace fluidc::ops

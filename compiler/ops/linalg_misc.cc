@@ -1,4 +1,4 @@
-// compiler/ops/linalg_misc.cc - diag_v2, eye, trace, kron and cross with their gradients.
+// compiler/ops/linalg_misc.cc - diag_v2, eye, trace, kron, cross and mv with their gradients.
 #include <fmt/format.h>
 
 #include "compiler/ops/attr_struct.h"
@@ -65,6 +65,20 @@ void infer_cross(ShapeCtx& c) {
   c.set_output("Out", c.input("X"));
 }
 
+// mv: Out [M] of X's dtype.
+void infer_mv(ShapeCtx& c) {
+  const TensorType &x = c.input("X"), &vec = c.input("Vec");
+  rt::Shape xs, vs, os;
+  if (!x.known || !vec.known || !shape_rules::to_shape(c, x, xs) || !shape_rules::to_shape(c, vec, vs)) return;
+  if (std::string e = shapes::mv_shape(xs, vs, os); !e.empty()) {
+    c.error(e);
+    return;
+  }
+  TensorType t = x;
+  t.dims = shape_rules::from_shape(os);
+  c.set_output("Out", t);
+}
+
 }  // namespace
 
 void add_linalg_misc_ops(std::vector<OpDef>& t) {
@@ -87,6 +101,10 @@ void add_linalg_misc_ops(std::vector<OpDef>& t) {
                .grad = "kron_grad", .infer_shape = infer_kron});
   t.push_back({.type = "kron_grad", .family = "linalg_misc", .inputs = {{"X"}, {"Y"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}, {"Y@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
+  t.push_back({.type = "mv", .family = "linalg_misc", .inputs = {{"X"}, {"Vec"}}, .outputs = {{"Out"}},
+               .grad = "mv_grad", .infer_shape = infer_mv});
+  t.push_back({.type = "mv_grad", .family = "linalg_misc", .inputs = {{"X"}, {"Vec"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}, {"Vec@GRAD", true}}, .infer_shape = shape_rules::grads_like_inputs});
   const auto cross_attrs = kernel_attrs<kernels::CrossAttrs>();
   t.push_back({.type = "cross", .family = "linalg_misc", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
                .attrs = cross_attrs, .attrs_struct = "CrossAttrs", .grad = "cross_grad", .infer_shape = infer_cross});

@@ -1,6 +1,7 @@
 // kernels/cpu/fill.cc - constant, like, copy, cast and random-initialisation kernels.
 #include "kernels/fill.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "kernels/cpu/attr_tensors.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/pointwise_unary.h"
 #include "kernels/shapes/fill.h"
 
 namespace fluidc::kernels {
@@ -246,6 +248,28 @@ void gaussian_random(const Tensor* shape_tensor, const Tensor* const* shape_list
       const double u1 = 1.0 - st.unit(2 * i);  // (0, 1]: log is finite
       const double u2 = st.unit(2 * i + 1);
       const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
+      p[i] = static_cast<T>(attrs.mean + attrs.std * z);
+    }
+  });
+}
+
+void truncated_gaussian_random(Tensor& out, const GaussianRandomAttrs& attrs) {
+  const char* op = "truncated_gaussian_random";
+  const DType dt = dtype_from_code(op, "dtype", attrs.dtype);
+  const Shape s = shape_in_effect(op, nullptr, nullptr, 0, attrs.shape);
+  visit_float(op, "dtype", dt, [&](auto tag) {
+    using T = decltype(tag);
+    out.resize(s, dt);
+    T* p = out.data<T>();
+    const int64_t n = s.numel();
+    const Stream st = stream_for(attrs.seed, static_cast<uint64_t>(n));
+    // The standard normal CDF at -2 and 2: a draw u between them maps to
+    // sqrt(2) erfinv(2u - 1), a z in [-2, 2].
+    const double lo = 0.5 * std::erfc(std::sqrt(2.0)), hi = 1.0 - lo;
+    constexpr double kSqrt2 = 1.4142135623730950488;
+    for (int64_t i = 0; i < n; ++i) {
+      const double u = lo + (hi - lo) * st.unit(i);
+      const double z = std::clamp(kSqrt2 * pw::erfinv_f64(2.0 * u - 1.0), -2.0, 2.0);
       p[i] = static_cast<T>(attrs.mean + attrs.std * z);
     }
   });

@@ -1,4 +1,4 @@
-// kernels/shapes/linalg_misc.h - shape rules of diag_v2, eye, trace, kron and cross, for kernels and compiler.
+// kernels/shapes/linalg_misc.h - shape rules of diag_v2, eye, trace, kron, cross and mv, for kernels and compiler.
 #pragma once
 
 #include <cstdlib>
@@ -92,6 +92,15 @@ inline std::string cross_axis(const Shape& x, const Shape& y, const kernels::Cro
   axis = a.dim < 0 ? a.dim + x.rank : a.dim;
   if (axis < 0 || axis >= x.rank) return fmt::format("dim {} is out of range for X {}", a.dim, x.str());
   if (!dims_agree(x.d[axis], 3)) return fmt::format("dim {} of X {} must have size 3", a.dim, x.str());
+  return {};
+}
+
+/// mv: X [M, N] and Vec [N] give Out [M].
+inline std::string mv_shape(const Shape& x, const Shape& vec, Shape& out) {
+  if (x.rank != 2) return fmt::format("X {} must be 2-D", x.str());
+  if (vec.rank != 1) return fmt::format("Vec {} must be 1-D", vec.str());
+  if (!dims_agree(x.d[1], vec.d[0])) return fmt::format("X {}'s columns must match Vec {}", x.str(), vec.str());
+  out = Shape{x.d[0]};
   return {};
 }
 

@@ -242,6 +242,37 @@ TEST_CASE("gaussian_random: moments and seeds", "[fill][random]") {
   CHECK(values(p) != values(q));
 }
 
+TEST_CASE("truncated_gaussian_random: bounds, moments and seeds", "[fill][random]") {
+  kernels::GaussianRandomAttrs a;
+  a.shape = {200, 100};
+  a.mean = 1.0f;
+  a.std = 2.0f;
+  a.seed = 5;
+  Tensor p, q;
+  kernels::truncated_gaussian_random(p, a);
+  double m = 0, m2 = 0, lo = 1e9, hi = -1e9;
+  const double n = static_cast<double>(p.numel());
+  for (double v : values(p)) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    m += v / n;
+    m2 += v * v / n;
+  }
+  // Within mean -/+ 2 std, reaching near both ends; the normal truncated at 2
+  // std has standard deviation 0.8796 std (1 - 2 * 2 phi(2) / (2 Phi(2) - 1)).
+  CHECK(lo >= -3.0);
+  CHECK(hi <= 5.0);
+  CHECK(lo < -2.9);
+  CHECK(hi > 4.9);
+  CHECK(m == Approx(1.0).margin(0.05));
+  CHECK(std::sqrt(m2 - m * m) == Approx(2.0 * 0.8796).margin(0.05));
+  kernels::truncated_gaussian_random(q, a);
+  CHECK(values(p) == values(q));
+  a.seed = 6;
+  kernels::truncated_gaussian_random(q, a);
+  CHECK(values(p) != values(q));
+}
+
 TEST_CASE("the gradient rules of assign and cast match finite differences", "[fill][grad][gradcheck]") {
   // compiler/ops/fill.cc: assign's gradient is an assign of Out@GRAD; cast's
   // is a cast of Out@GRAD back from out_dtype to in_dtype.

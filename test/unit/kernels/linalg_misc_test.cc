@@ -1,4 +1,4 @@
-// test/unit/kernels/linalg_misc_test.cc - diag_v2, eye, trace, kron, cross: small worked values, errors, finite-difference gradients.
+// test/unit/kernels/linalg_misc_test.cc - diag_v2, eye, trace, kron, cross, mv: small worked values, errors, finite-difference gradients.
 #include <catch2/catch.hpp>
 
 #include "kernels/linalg_misc.h"
@@ -49,6 +49,10 @@ TEST_CASE("trace, kron, cross: worked values and errors", "[linalg_misc]") {
   Tensor sq = f32(Shape{2, 2}, {1, 2, 3, 4});
   CHECK_THROWS_WITH(k::cross(sq, sq, out, k::CrossAttrs{}), Catch::Contains("has no axis of size 3"));
   CHECK_THROWS_WITH(k::cross(m, m, out, k::CrossAttrs{0}), Catch::Contains("must have size 3"));
+  k::mv(m, f32(Shape{3}, {1, 0, -1}), out);
+  CHECK(out.shape() == Shape{2});
+  CHECK(values(out) == std::vector<double>{-2, -2});
+  CHECK_THROWS_WITH(k::mv(m, f32(Shape{2}, {1, 0}), out), Catch::Contains("mv: X [2, 3]'s columns must match Vec [2]"));
 }
 
 TEST_CASE("linalg_misc gradients match finite differences", "[linalg_misc][grad]") {
@@ -70,6 +74,9 @@ TEST_CASE("linalg_misc gradients match finite differences", "[linalg_misc][grad]
   Tensor kx = random(Shape{3}, DType::kFP64, rng), ky = random(Shape{2, 2}, DType::kFP64, rng);
   CHECK_GRADCHECK_OP("kron", {&kx, &ky}, [&](Tensor& o) { k::kron(kx, ky, o); },
                      [&](const Tensor& d, std::vector<Tensor*>& g) { k::kron_grad(kx, ky, d, g[0], g[1]); });
+  Tensor mx = random(Shape{4, 3}, DType::kFP64, rng), mvec = random(Shape{3}, DType::kFP64, rng);
+  CHECK_GRADCHECK_OP("mv", {&mx, &mvec}, [&](Tensor& o) { k::mv(mx, mvec, o); },
+                     [&](const Tensor& d, std::vector<Tensor*>& g) { k::mv_grad(mx, mvec, d, g[0], g[1]); });
   Tensor cx = random(Shape{2, 3, 2}, DType::kFP64, rng), cy = random(Shape{2, 3, 2}, DType::kFP64, rng);
   const k::CrossAttrs ca{};
   CHECK_GRADCHECK_OP("cross", {&cx, &cy}, [&](Tensor& o) { k::cross(cx, cy, o, ca); },
