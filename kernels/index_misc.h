@@ -1,4 +1,4 @@
-// kernels/index_misc.h - linspace, cumprod, cummax/cummin, logcumsumexp, kthvalue, searchsorted, scatter_nd_add and index_add, with gradients where Paddle has them.
+// kernels/index_misc.h - linspace, cumprod, cummax/cummin, logcumsumexp, kthvalue, mode, searchsorted, scatter_nd_add and index_add, with gradients where Paddle has them.
 #pragma once
 
 #include <cstdint>
@@ -122,6 +122,26 @@ void kthvalue(const Tensor& x, Tensor& out, Tensor& indices, const KthvalueAttrs
 /// X@GRAD = zeros with Out@GRAD placed at Indices along `axis`. fp32, fp64.
 void kthvalue_grad(const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
                    const KthvalueAttrs& attrs);
+
+/// Attributes of `mode` and `mode_grad`.
+struct ModeAttrs {
+  int axis = -1;
+  bool keepdim = false;
+
+  template <class F>
+  static void fields(F&& f) {
+    f("axis", &ModeAttrs::axis);
+    f("keepdim", &ModeAttrs::keepdim);
+  }
+};
+/// paddle.mode: Out = the most frequent value along `axis`, Indices (int64)
+/// its last position there; the dim is removed unless keepdim. As in Paddle
+/// 2.6.2, a tie in count goes to the smallest value. NaNs count as one value
+/// above every number. fp32, fp64, int32, int64.
+void mode(const Tensor& x, Tensor& out, Tensor& indices, const ModeAttrs& attrs);
+/// X@GRAD = zeros with Out@GRAD placed at Indices along `axis`. fp32, fp64.
+void mode_grad(const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
+               const ModeAttrs& attrs);
 
 /// Out = X with each Updates row added at the X position its Index tuple
 /// names (Index [..., K] int32/int64 addresses X's first K dims; Updates is

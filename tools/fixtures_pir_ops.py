@@ -749,6 +749,17 @@ def linalg_lu_case(r):
     return Gaussian(), [spec("cov", [3, 3]), spec("d", [None, 3])], [cov, uniform(r, [4, 3], -1, 1)]
 
 
+@case("mode")
+def mode_case(r):
+    class Vote(nn.Layer):  # a majority vote over an ensemble's predicted classes, weighted by its confidence
+        def forward(self, logits):
+            labels = paddle.cast(paddle.argmax(logits, axis=-1), "float32")
+            winner, where = paddle.mode(labels, axis=0)
+            return winner + paddle.cast(where, "float32") * 0.01
+
+    return Vote(), [spec("logits", [None, 6, 3])], [uniform(r, [5, 6, 3], -1, 1)]
+
+
 @case("logit_erfinv")
 def logit_erfinv_case(r):
     class Probit(nn.Layer):  # logit of a probability, the inverse error function of a correlation

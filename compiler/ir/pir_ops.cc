@@ -161,6 +161,7 @@ const Spec kSpecs[] = {
     {"dot", "dot", "X Y", "Out"},
     {"argsort", "argsort", "X", "Out Indices"},
     {"kthvalue", "kthvalue", "X", "Out Indices"},
+    {"mode", "mode", "X", "Out Indices"},
     {"cumprod", "cumprod", "X", "Out"},
     {"inverse", "inverse", "Input", "Output"},
     {"det", "determinant", "Input", "Out"},

@@ -1,4 +1,4 @@
-// compiler/ops/index_misc.cc - linspace, cumprod, kthvalue, scatter_nd_add and index_add, with their grads.
+// compiler/ops/index_misc.cc - linspace, cumprod, kthvalue, mode, scatter_nd_add and index_add, with their grads.
 #include <fmt/format.h>
 
 #include "compiler/ops/attr_struct.h"
@@ -39,12 +39,13 @@ void infer_cumprod(ShapeCtx& c) {
   c.set_output("Out", x);
 }
 
-void infer_kthvalue(ShapeCtx& c) {
+// Out and Indices (int64): X without the axis. mode's rule is kthvalue's for k = 1.
+void infer_kthvalue_like(ShapeCtx& c, const kernels::KthvalueAttrs& attrs) {
   const TensorType& x = c.input("X");
   rt::Shape xs, os;
   if (!x.known || !shape_rules::to_shape(c, x, xs)) return;
   int axis = 0;
-  if (std::string e = shapes::kthvalue_shape(xs, parse_attrs<kernels::KthvalueAttrs>(c.op()), axis, os); !e.empty()) {
+  if (std::string e = shapes::kthvalue_shape(xs, attrs, axis, os); !e.empty()) {
     c.error(e);
     return;
   }
@@ -53,6 +54,13 @@ void infer_kthvalue(ShapeCtx& c) {
   c.set_output("Out", out);
   out.dtype = pb::VarType::INT64;
   c.set_output("Indices", out);
+}
+
+void infer_kthvalue(ShapeCtx& c) { infer_kthvalue_like(c, parse_attrs<kernels::KthvalueAttrs>(c.op())); }
+
+void infer_mode(ShapeCtx& c) {
+  const auto a = parse_attrs<kernels::ModeAttrs>(c.op());
+  infer_kthvalue_like(c, kernels::KthvalueAttrs{1, a.axis, a.keepdim});
 }
 
 // Out is X; Updates must be what Index addresses in X (gather_nd's rule).
@@ -213,6 +221,12 @@ void add_index_misc_ops(std::vector<OpDef>& t) {
                .infer_shape = infer_kthvalue});
   t.push_back({.type = "kthvalue_grad", .family = "index", .inputs = {{"X"}, {"Indices"}, {"Out@GRAD"}},
                .outputs = {{"X@GRAD", true}}, .attrs = kth_attrs, .attrs_struct = "KthvalueAttrs",
+               .infer_shape = shape_rules::grads_like_inputs});
+  const auto mode_attrs = kernel_attrs<kernels::ModeAttrs>();
+  t.push_back({.type = "mode", .family = "index", .inputs = {{"X"}}, .outputs = {{"Out"}, {"Indices"}},
+               .attrs = mode_attrs, .attrs_struct = "ModeAttrs", .grad = "mode_grad", .infer_shape = infer_mode});
+  t.push_back({.type = "mode_grad", .family = "index", .inputs = {{"X"}, {"Indices"}, {"Out@GRAD"}},
+               .outputs = {{"X@GRAD", true}}, .attrs = mode_attrs, .attrs_struct = "ModeAttrs",
                .infer_shape = shape_rules::grads_like_inputs});
   t.push_back({.type = "scatter_nd_add", .family = "index", .inputs = {{"X"}, {"Index"}, {"Updates"}},
                .outputs = {{"Out"}}, .grad = "scatter_nd_add_grad", .infer_shape = infer_scatter_nd_add});

@@ -1,4 +1,4 @@
-// kernels/cpu/kthvalue.cc - kthvalue (the k-th smallest along an axis, with its position) and its gradient.
+// kernels/cpu/kthvalue.cc - kthvalue (the k-th smallest along an axis) and mode (the most frequent), with their positions and gradients.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -69,9 +69,12 @@ void kthvalue(const Tensor& x, Tensor& out, Tensor& indices, const KthvalueAttrs
   bi.finish();
 }
 
-void kthvalue_grad(const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
-                   const KthvalueAttrs& attrs) {
-  const char* op = "kthvalue_grad";
+namespace {
+
+/// X@GRAD of an op that picked one position per line: Out@GRAD placed at
+/// Indices, zeros elsewhere (kthvalue_grad and mode_grad).
+void place_at_indices(const char* op, const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
+                      const KthvalueAttrs& attrs) {
   if (!x_grad) return;
   require_init(op, "X", x);
   require_init(op, "Out@GRAD", out_grad);
@@ -97,6 +100,71 @@ void kthvalue_grad(const Tensor& x, const Tensor& indices, const Tensor& out_gra
       }
   });
   buf.finish();
+}
+
+/// Equal for mode's runs: NaNs are one value.
+template <class T>
+bool same(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(a) && std::isnan(b)) return true;
+  return a == b;
+}
+
+/// Mode's shape rule is kthvalue's for k = 1.
+KthvalueAttrs as_kth(const ModeAttrs& a) { return KthvalueAttrs{1, a.axis, a.keepdim}; }
+
+}  // namespace
+
+void kthvalue_grad(const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
+                   const KthvalueAttrs& attrs) {
+  place_at_indices("kthvalue_grad", x, indices, out_grad, x_grad, attrs);
+}
+
+void mode(const Tensor& x, Tensor& out, Tensor& indices, const ModeAttrs& attrs) {
+  const char* op = "mode";
+  require_init(op, "X", x);
+  Shape os;
+  const AxisView v = kth_lines(op, x.shape(), as_kth(attrs), os);
+  if (&out == &indices) rt::fail(fmt::format("{}: Out and Indices are the same variable", op));
+  OutBuf bo(&out, Slot::kOut0, &out == &x);
+  OutBuf bi(&indices, Slot::kOut1, &indices == &x);
+  visit_numeric(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    bo.get().resize(os, x.dtype());
+    bi.get().resize(os, DType::kInt64);
+    const T* px = x.data<T>();
+    T* po = bo.get().data<T>();
+    int64_t* pi = bi.get().data<int64_t>();
+    Tensor& order = scratch(Slot::kTmp0);
+    order.resize(Shape{v.mid}, DType::kInt64);
+    int64_t* line = order.data<int64_t>();
+    for (int64_t o = 0; o < v.outer; ++o)
+      for (int64_t j = 0; j < v.inner; ++j) {
+        const T* base = px + o * v.mid * v.inner + j;
+        for (int64_t m = 0; m < v.mid; ++m) line[m] = m;
+        std::sort(line, line + v.mid, [&](int64_t a, int64_t b) {
+          return before<T>(base[a * v.inner], a, base[b * v.inner], b);
+        });
+        // Runs of equal values in ascending order: the first longest wins
+        // (the smallest value), at its run's last (highest) position.
+        int64_t best_len = 0, best_last = 0;
+        for (int64_t s = 0; s < v.mid;) {
+          int64_t e = s + 1;
+          while (e < v.mid && same<T>(base[line[e] * v.inner], base[line[s] * v.inner])) ++e;
+          if (e - s > best_len) best_len = e - s, best_last = line[e - 1];
+          s = e;
+        }
+        po[o * v.inner + j] = base[best_last * v.inner];
+        pi[o * v.inner + j] = best_last;
+      }
+  });
+  bo.finish();
+  bi.finish();
+}
+
+void mode_grad(const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
+               const ModeAttrs& attrs) {
+  place_at_indices("mode_grad", x, indices, out_grad, x_grad, as_kth(attrs));
 }
 
 }  // namespace fluidc::kernels

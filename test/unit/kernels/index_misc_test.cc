@@ -1,4 +1,4 @@
-// test/unit/kernels/index_misc_test.cc - linspace, cumprod, cummax/cummin, logcumsumexp, kthvalue, searchsorted, scatter_nd_add: values, dtypes, errors, gradients.
+// test/unit/kernels/index_misc_test.cc - linspace, cumprod, cummax/cummin, logcumsumexp, kthvalue, mode, searchsorted, scatter_nd_add: values, dtypes, errors, gradients.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -112,6 +112,37 @@ TEST_CASE("kthvalue: values and positions, keepdim, NaN last, ties by position",
   kernels::kthvalue(i64(Shape{3}, {9, -4, 6}), out, idx, kth(3, -1));
   CHECK(values(out) == std::vector<double>{9});
   CHECK_THROWS_WITH(kernels::kthvalue(x, out, idx, kth(5, 1)), Catch::Contains("out of range"));
+}
+
+TEST_CASE("mode: most frequent, ties to the smallest value at its last position, NaN, keepdim, grad", "[mode]") {
+  Tensor out, idx, dx;
+  const Tensor x = f32(Shape{3, 5}, {1, 3, 3, 1, 2, 5, 4, 4, 5, 0, 2, 2, 2, 7, 7});
+  kernels::mode(x, out, idx, kernels::ModeAttrs{});
+  CHECK(values(out) == std::vector<double>{1, 4, 2});
+  CHECK(values(idx) == std::vector<double>{3, 2, 2});
+  kernels::mode(x, out, idx, kernels::ModeAttrs{0, true});
+  REQUIRE(out.shape() == Shape{1, 5});
+  CHECK(values(out) == std::vector<double>{1, 2, 2, 1, 0});
+  CHECK(values(idx) == std::vector<double>{0, 2, 2, 0, 1});
+  kernels::mode_grad(x, idx, f32(Shape{1, 5}, {1, 2, 3, 4, 5}), &dx, kernels::ModeAttrs{0, true});
+  CHECK(values(dx) == std::vector<double>{1, 0, 0, 4, 0, 0, 0, 0, 0, 5, 0, 2, 3, 0, 0});
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  kernels::mode(f32(Shape{5}, {nan, 1, nan, 2, nan}), out, idx, kernels::ModeAttrs{});
+  CHECK(std::isnan(get(out, 0)));
+  CHECK(values(idx) == std::vector<double>{4});
+  kernels::mode(i64(Shape{4}, {-3, 8, 8, -3}), out, idx, kernels::ModeAttrs{});
+  CHECK(values(out) == std::vector<double>{-3});
+  CHECK(values(idx) == std::vector<double>{3});
+  CHECK_THROWS_WITH(kernels::mode(x, out, idx, kernels::ModeAttrs{2, false}), Catch::Contains("mode: axis 2"));
+  // Distinct values: each line's mode is its smallest, which a small step does not move.
+  std::mt19937 rng(9);
+  Tensor d = random(Shape{3, 4}, DType::kFP64, rng);
+  for (int64_t i = 0; i < d.numel(); ++i) set(d, i, (i * 5 % 12) * 0.1);
+  CHECK_GRADCHECK_OP("mode", {&d}, [&](Tensor& o) { kernels::mode(d, o, idx, kernels::ModeAttrs{}); },
+                     [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                       kernels::mode(d, out, idx, kernels::ModeAttrs{});
+                       kernels::mode_grad(d, idx, dout, g[0], kernels::ModeAttrs{});
+                     });
 }
 
 TEST_CASE("scatter_nd_add: repeated tuples add up, partial index, grads", "[scatter_nd_add]") {
