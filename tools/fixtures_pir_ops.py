@@ -760,6 +760,19 @@ def mode_case(r):
     return Vote(), [spec("logits", [None, 6, 3])], [uniform(r, [5, 6, 3], -1, 1)]
 
 
+@case("add_n_stanh")
+def add_n_stanh_case(r):
+    class Merge(nn.Layer):  # an FPN-style merge of three branches by add_n, squashed by a scaled tanh
+        def __init__(self):
+            super().__init__()
+            self.branches = nn.LayerList([nn.Conv2D(3, 4, k, padding=k // 2) for k in (1, 3, 5)])
+
+        def forward(self, x):
+            return paddle.stanh(paddle.add_n([b(x) for b in self.branches]), scale_a=0.5, scale_b=2.0)
+
+    return Merge(), [spec("x", [None, 3, 8, 8])], [uniform(r, [2, 3, 8, 8], -1, 1)]
+
+
 @case("logit_erfinv")
 def logit_erfinv_case(r):
     class Probit(nn.Layer):  # logit of a probability, the inverse error function of a correlation

@@ -177,6 +177,8 @@ const Spec kSpecs[] = {
     {"unsqueeze", "unsqueeze2", "X AxesTensor@axes[AxesTensorList]", "Out XShape"},
     {"concat", "concat", "X AxisTensor@axis", "Out"},
     {"stack", "stack", "X", "Y"},
+    {"add_n", "sum", "X", "Out"},
+    {"stanh", "stanh", "X", "Out"},
     {"multiplex", "multiplex", "X Ids", "Out"},
     {"index_add", "index_add", "X Index AddValue", "Out"},
     {"nms", "nms", "Boxes", "KeepBoxesIdxs", "threshold=iou_threshold"},
