@@ -21,6 +21,8 @@ test/tools/synth_params.cc.
                 hard_swish, squeeze-excite, transformer blocks over the H*W tokens, a CTC head; x [1, 3, 48, 160]
                 with the width saved free (-1)
 
+  feature_stats paddle.var / paddle.std rows and a normalisation over them; x [2, 8, 64]
+
   python3 tools/fixtures_models.py [NAME ...]      (default: every model)
 """
 import sys
@@ -58,6 +60,15 @@ def lstmcell_rnn(x):
     return outputs[:, -1, :]
 
 
+def feature_stats(x):
+    """Per-row statistics as paddle.var and paddle.std write them (reduce_mean keepdim, then x minus that
+    [N, C, 1] mean, squared): the fused loop reads the mean as a row while it writes its output, which the
+    memory plan must not place on the mean's bytes."""
+    v = paddle.var(x, axis=-1, keepdim=True)
+    s = paddle.std(x, axis=1, keepdim=True)
+    return (x - paddle.mean(x, axis=-1, keepdim=True)) / paddle.sqrt(v + 1e-5) + s
+
+
 def svtr_rec(x):
     model = SVTRRec()
     model.eval()
@@ -89,6 +100,7 @@ MODELS = {
     "inception_v3": (vision("inception_v3"), [1, 3, 299, 299]),
     "resnext50_32x4d": (vision("resnext50_32x4d"), IMAGE),
     "svtr_rec": (svtr_rec, [1, 3, 48, 160]),
+    "feature_stats": (feature_stats, [2, 8, 64]),
 }
 # Dims saved free beyond the batch (a text line's width), as PaddleOCR exports its recognisers.
 FREE_DIMS = {"svtr_rec": [-1, 3, 48, -1]}

@@ -245,6 +245,29 @@ void place_block_locals(std::vector<PlannedVar>& vars, int block, ArenaKind kind
   for (size_t k = 0; k < idx.size(); ++k) vars[idx[k]].offset = bufs[k].offset;
 }
 
+/// A fused chain's loop reads the chain's inputs (the first op's value and
+/// every op's second operand) while it writes the chain's output, so each
+/// such input is kept until the chain's last op: its bytes cannot then go to
+/// the output. Otherwise the output could be placed on a row operand (a mean
+/// [N, 1]) that dies at the chain's first op and be written over it while the
+/// loop still reads it. The intermediates (an op's Out that the next chain op
+/// reads) keep their spans: the loop never touches them, and the op-by-op
+/// fallback may hand their bytes on in place.
+void widen_for_chains(std::map<std::string, VarLiveness>& live, const pb::BlockDesc& block,
+                      const std::vector<FusedChain>& chains) {
+  for (const FusedChain& c : chains) {
+    std::set<std::string> made;  // outputs of the chain's ops so far
+    for (int pos : c.ops) {
+      const pb::OpDesc& op = block.ops(pos);
+      for (const auto& slot : op.inputs())
+        for (const auto& name : slot.arguments())
+          if (auto it = live.find(name); it != live.end() && !made.count(name))
+            it->second.last = std::max(it->second.last, c.ops.back());
+      for (const auto& slot : op.outputs()) made.insert(slot.arguments().begin(), slot.arguments().end());
+    }
+  }
+}
+
 }  // namespace
 
 const PlannedVar* MemoryPlan::find(const std::string& name) const {
@@ -254,7 +277,7 @@ const PlannedVar* MemoryPlan::find(const std::string& name) const {
 }
 
 MemoryPlan plan_memory(const Program& main, const Program* startup, const ProgramInfo& info,
-                       const std::map<std::string, TensorType>& types, const FusionPlan& /*fusion*/,
+                       const std::map<std::string, TensorType>& types, const FusionPlan& fusion,
                        const std::vector<bool>& load_time) {
   // CPU time, not wall time: on a shared machine the wall time counts other processes' turns.
   const std::clock_t start = std::clock();
@@ -269,9 +292,9 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
   }
   // Fused intermediates (the Out of a chain op that the next one reads) are
   // planned like any other temporary: the chain's fallback path (taken when
-  // the fused loop cannot index an operand, e.g. a conv bias [1, C, 1, 1])
-  // writes them, the fused loop leaves their bytes alone. Their live range
-  // is the two ops of the chain that touch them, so `fusion` changes nothing.
+  // the fused loop cannot index an operand, e.g. a conv bias [C, 1, 1])
+  // writes them, the fused loop leaves their bytes alone. The chain's inputs
+  // live to its last op (widen_for_chains).
   const auto& b0 = main.block(0);
   // Load-time ops run once per parameter load, not every step: what they
   // write must survive from one step to the next.
@@ -315,7 +338,8 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
         if (auto bytes = static_bytes(t->second)) pv.bytes = align_up(*bytes, kArenaAlign);
     }
   };
-  const auto live = block0_liveness(main);
+  auto live = block0_liveness(main);
+  widen_for_chains(live, b0, fusion.chains(0));
   for (const auto& v : b0.vars()) {
     if (!is_dense_tensor(v) || v.persistable()) continue;
     auto l = live.find(v.name());
@@ -346,7 +370,8 @@ MemoryPlan plan_memory(const Program& main, const Program* startup, const Progra
     auto outside = names_outside(main, blk);
     for (const auto& in : b0.ops(pos).inputs())
       for (const auto& n : in.arguments()) outside.insert(n + kGradSuffix);
-    const auto blive = block_liveness(main, blk);
+    auto blive = block_liveness(main, blk);
+    widen_for_chains(blive, main.block(blk), fusion.chains(blk));
     for (const auto& v : main.block(blk).vars()) {
       if (!is_dense_tensor(v) || v.persistable() || declared[v.name()] != 1 || outside.count(v.name()) ||
           never.count(v.name()) || v.name().find_first_of("\r\n") != std::string::npos)

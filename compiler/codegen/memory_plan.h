@@ -73,7 +73,8 @@ struct MemoryPlan {
 /// targets and the loss, variables the startup program or a load-time op
 /// touches, variables whose first touch in a step is not a plain write, and
 /// sizes of any other form. Fused intermediates are planned (written only on
-/// a chain's fallback path), so `fusion` is not consulted. `types` are
+/// a chain's fallback path); the inputs of a chain of `fusion` are kept to its
+/// last op, since its loop reads them while it writes the output. `types` are
 /// main's inferred types; `load_time` may be empty.
 MemoryPlan plan_memory(const Program& main, const Program* startup, const ProgramInfo& info,
                        const std::map<std::string, TensorType>& types, const FusionPlan& fusion,
