@@ -105,6 +105,13 @@ void p_norm(const Tensor& x, Tensor& out, const PNormAttrs& attrs);
 void p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
                  const PNormAttrs& attrs);
 
+/// frobenius_norm (paddle.linalg.norm with p='fro'): Out = sqrt(sum x^2)
+/// over `dim` (ReduceAttrs), summed in double. fp32/fp64.
+void frobenius_norm(const Tensor& x, Tensor& out, const ReduceAttrs& attrs);
+/// X@GRAD = Out@GRAD * x / Out (NaN or inf where Out is 0, as in Paddle).
+void frobenius_norm_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                         const ReduceAttrs& attrs);
+
 /// reduce_amax / reduce_amin: Out as reduce_max / reduce_min (ReduceAttrs;
 /// `dim` may come as int64s). X: fp32, fp64, int32, int64.
 void reduce_amax(const Tensor& x, Tensor& out, const ReduceAttrs& attrs);

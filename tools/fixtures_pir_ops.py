@@ -773,6 +773,22 @@ def add_n_stanh_case(r):
     return Merge(), [spec("x", [None, 3, 8, 8])], [uniform(r, [2, 3, 8, 8], -1, 1)]
 
 
+@case("nll_fro")
+def nll_fro_case(r):
+    class Scored(nn.Layer):  # per-sample NLL of given labels plus a Frobenius-norm penalty on the features
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(6, 4)
+
+        def forward(self, feats, labels):
+            logp = F.log_softmax(self.fc(feats), axis=-1)
+            nll = F.nll_loss(logp, labels, reduction="none")
+            return nll + 0.1 * paddle.linalg.norm(feats, p="fro")
+
+    return Scored(), [spec("feats", [None, 6]), spec("labels", [None], "int64")], \
+        [uniform(r, [5, 6], -1, 1), np.array([0, 3, 1, 1, 2], dtype="int64")]
+
+
 @case("logit_erfinv")
 def logit_erfinv_case(r):
     class Probit(nn.Layer):  # logit of a probability, the inverse error function of a correlation

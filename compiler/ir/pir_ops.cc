@@ -152,6 +152,8 @@ const Spec kSpecs[] = {
     {"topk", "top_k_v2", "X K@k", "Out Indices"},
     {"cumsum", "cumsum", "X @axis", "Out"},
     {"prod", "reduce_prod", "X @dim", "Out", "keepdim=keep_dim"},
+    {"frobenius_norm", "frobenius_norm", "X @dim", "Out"},
+    {"nll_loss", "nll_loss", "X Label Weight", "Out Total_weight"},
     {"amax", "reduce_amax", "X", "Out", "axis=dim keepdim=keep_dim"},
     {"amin", "reduce_amin", "X", "Out", "axis=dim keepdim=keep_dim"},
     {"all", "reduce_all", "X", "Out", "axis=dim keepdim=keep_dim"},

@@ -98,8 +98,8 @@ void add_reduce_ops(std::vector<OpDef>& t) {
                  .outputs = {{"X@GRAD", true}}, .attrs = attrs, .attrs_struct = "ReduceAttrs",
                  .infer_shape = shape_rules::grads_like_inputs});
   }
-  // max / min / prod: the gradient reads X and Out (the extrema, the product).
-  for (std::string fwd : {"reduce_max", "reduce_min", "reduce_prod"}) {
+  // max / min / prod: the gradient reads X and Out (the extrema, the product); so does frobenius_norm's.
+  for (std::string fwd : {"reduce_max", "reduce_min", "reduce_prod", "frobenius_norm"}) {
     t.push_back({.type = fwd, .family = "reduce", .inputs = {{"X"}}, .outputs = {{"Out"}}, .attrs = attrs,
                  .attrs_struct = "ReduceAttrs", .grad = fwd + "_grad", .infer_shape = infer_reduce<false>});
     t.push_back({.type = fwd + "_grad", .family = "reduce", .inputs = {{"X"}, {"Out"}, {"Out@GRAD"}},

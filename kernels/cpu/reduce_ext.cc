@@ -1,4 +1,4 @@
-// kernels/cpu/reduce_ext.cc - reduce_max/min/prod/any/all and p_norm with grads: folds along the shared reduce walk.
+// kernels/cpu/reduce_ext.cc - reduce_max/min/prod/any/all, p_norm and frobenius_norm with grads: folds along the shared reduce walk.
 #include <cmath>
 #include <limits>
 
@@ -147,6 +147,30 @@ void p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Ten
       return static_cast<T>(static_cast<double>(gv) * sign_of(xv) * f);
     });
   }
+}
+
+void frobenius_norm(const Tensor& x, Tensor& out, const ReduceAttrs& a) {
+  const char* op = "frobenius_norm";
+  require_init(op, "X", x);
+  const ReducePlan p = plan_reduce(op, x.shape(), a);
+  OutBuf buf(&out, Slot::kOut0, aliases(&out, {&x}));
+  Tensor& o = buf.get();
+  visit_float(op, "X", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    o.resize(p.out, x.dtype());
+    const int64_t n = p.out.numel();
+    double* pa = zeroed(Slot::kAcc, n);
+    fold_into<T, double>(x.data<T>(), x.shape(), p.kept, pa, [](double s, T v) { return s + double(v) * v; });
+    T* po = o.data<T>();
+    for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(std::sqrt(pa[i]));
+  });
+  buf.finish();
+}
+
+void frobenius_norm_grad(const Tensor& x, const Tensor& out, const Tensor& out_grad, Tensor* x_grad,
+                         const ReduceAttrs& a) {
+  xout_grad("frobenius_norm_grad", x, out, out_grad, x_grad, a,
+            [](auto xv, auto ov, auto gv) { return static_cast<decltype(gv)>(gv * xv / ov); });
 }
 
 }  // namespace fluidc::kernels

@@ -1,4 +1,4 @@
-// test/unit/kernels/reduce2_test.cc - reduce_max/min/prod/any/all and p_norm: values, ties, errors, gradients.
+// test/unit/kernels/reduce2_test.cc - reduce_max/min/prod/any/all, p_norm and frobenius_norm: values, ties, errors, gradients.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -143,5 +143,30 @@ TEST_CASE("finite differences agree with the max/min/prod/p_norm gradients", "[r
                          },
                          opt);
     }
+    for (auto a : {dims({0, 1}), dims({1})}) {
+      CHECK_GRADCHECK_OP("frobenius_norm", {&px}, [&](Tensor& o) { kernels::frobenius_norm(px, o, a); },
+                         [&](const Tensor& dout, std::vector<Tensor*>& g) {
+                           kernels::frobenius_norm(px, out, a);
+                           kernels::frobenius_norm_grad(px, out, dout, g[0], a);
+                         },
+                         opt);
+    }
   }
+}
+
+TEST_CASE("frobenius_norm: sqrt of the sum of squares over dim, keep_dim", "[reduce]") {
+  Tensor out;
+  const Tensor x = f32(Shape{2, 2}, {3, 4, 0, 0});
+  kernels::frobenius_norm(x, out, dims({1}));
+  CHECK(values(out) == std::vector<double>{5, 0});
+  kernels::frobenius_norm(x, out, dims({0, 1}));
+  CHECK(out.shape() == Shape{});
+  CHECK(values(out)[0] == 5);
+  Tensor g;
+  Tensor row;
+  kernels::frobenius_norm(x, row, dims({1}));
+  kernels::frobenius_norm_grad(x, row, f32(Shape{2}, {1, 1}), &g, dims({1}));
+  CHECK(get(g, 0) == Approx(0.6));
+  CHECK(get(g, 1) == Approx(0.8));
+  CHECK(std::isnan(get(g, 2)));  // 0 / 0 where the norm is 0, as in Paddle
 }
