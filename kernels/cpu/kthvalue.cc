@@ -1,6 +1,7 @@
 // kernels/cpu/kthvalue.cc - kthvalue (the k-th smallest along an axis) and mode (the most frequent), with their positions and gradients.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/index_util.h"
@@ -33,8 +34,15 @@ bool before(T l, int64_t li, T r, int64_t ri) {
 
 }  // namespace
 
-void kthvalue(const Tensor& x, Tensor& out, Tensor& indices, const KthvalueAttrs& attrs) {
-  const char* op = "kthvalue";
+namespace {
+
+/// Out and Indices of an op that picks one position per line along the
+/// axis: pick(base, stride, line, mid) gets the line's values (base[m *
+/// stride] for m < mid) and its positions 0..mid-1 in `line` to reorder as it
+/// needs, and returns the position it picks (kthvalue, mode).
+template <class Pick>
+void pick_per_line(const char* op, const Tensor& x, Tensor& out, Tensor& indices, const KthvalueAttrs& attrs,
+                   Pick pick) {
   require_init(op, "X", x);
   Shape os;
   const AxisView v = kth_lines(op, x.shape(), attrs, os);
@@ -48,8 +56,8 @@ void kthvalue(const Tensor& x, Tensor& out, Tensor& indices, const KthvalueAttrs
     const T* px = x.data<T>();
     T* po = bo.get().data<T>();
     int64_t* pi = bi.get().data<int64_t>();
-    // The positions of one line, partly ordered by value (a scratch slot,
-    // grow-only: no thread_local, which the JIT's runtime would need twice).
+    // The positions of one line (a scratch slot, grow-only: no thread_local,
+    // which the JIT's runtime would need twice).
     Tensor& order = scratch(Slot::kTmp0);
     order.resize(Shape{v.mid}, DType::kInt64);
     int64_t* line = order.data<int64_t>();
@@ -57,16 +65,25 @@ void kthvalue(const Tensor& x, Tensor& out, Tensor& indices, const KthvalueAttrs
       for (int64_t j = 0; j < v.inner; ++j) {
         const T* base = px + o * v.mid * v.inner + j;
         for (int64_t m = 0; m < v.mid; ++m) line[m] = m;
-        std::nth_element(line, line + (attrs.k - 1), line + v.mid, [&](int64_t a, int64_t b) {
-          return before<T>(base[a * v.inner], a, base[b * v.inner], b);
-        });
-        const int64_t at = line[attrs.k - 1];
+        const int64_t at = pick(base, v.inner, line, v.mid);
         po[o * v.inner + j] = base[at * v.inner];
         pi[o * v.inner + j] = at;
       }
   });
   bo.finish();
   bi.finish();
+}
+
+}  // namespace
+
+void kthvalue(const Tensor& x, Tensor& out, Tensor& indices, const KthvalueAttrs& attrs) {
+  pick_per_line("kthvalue", x, out, indices, attrs, [&](const auto* base, int64_t stride, int64_t* line, int64_t mid) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(base)>>;
+    std::nth_element(line, line + (attrs.k - 1), line + mid, [&](int64_t a, int64_t b) {
+      return before<T>(base[a * stride], a, base[b * stride], b);
+    });
+    return line[attrs.k - 1];
+  });
 }
 
 namespace {
@@ -121,45 +138,20 @@ void kthvalue_grad(const Tensor& x, const Tensor& indices, const Tensor& out_gra
 }
 
 void mode(const Tensor& x, Tensor& out, Tensor& indices, const ModeAttrs& attrs) {
-  const char* op = "mode";
-  require_init(op, "X", x);
-  Shape os;
-  const AxisView v = kth_lines(op, x.shape(), as_kth(attrs), os);
-  if (&out == &indices) rt::fail(fmt::format("{}: Out and Indices are the same variable", op));
-  OutBuf bo(&out, Slot::kOut0, &out == &x);
-  OutBuf bi(&indices, Slot::kOut1, &indices == &x);
-  visit_numeric(op, "X", x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    bo.get().resize(os, x.dtype());
-    bi.get().resize(os, DType::kInt64);
-    const T* px = x.data<T>();
-    T* po = bo.get().data<T>();
-    int64_t* pi = bi.get().data<int64_t>();
-    Tensor& order = scratch(Slot::kTmp0);
-    order.resize(Shape{v.mid}, DType::kInt64);
-    int64_t* line = order.data<int64_t>();
-    for (int64_t o = 0; o < v.outer; ++o)
-      for (int64_t j = 0; j < v.inner; ++j) {
-        const T* base = px + o * v.mid * v.inner + j;
-        for (int64_t m = 0; m < v.mid; ++m) line[m] = m;
-        std::sort(line, line + v.mid, [&](int64_t a, int64_t b) {
-          return before<T>(base[a * v.inner], a, base[b * v.inner], b);
-        });
-        // Runs of equal values in ascending order: the first longest wins
-        // (the smallest value), at its run's last (highest) position.
-        int64_t best_len = 0, best_last = 0;
-        for (int64_t s = 0; s < v.mid;) {
-          int64_t e = s + 1;
-          while (e < v.mid && same<T>(base[line[e] * v.inner], base[line[s] * v.inner])) ++e;
-          if (e - s > best_len) best_len = e - s, best_last = line[e - 1];
-          s = e;
-        }
-        po[o * v.inner + j] = base[best_last * v.inner];
-        pi[o * v.inner + j] = best_last;
-      }
+  pick_per_line("mode", x, out, indices, as_kth(attrs), [](const auto* base, int64_t stride, int64_t* line, int64_t mid) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(base)>>;
+    std::sort(line, line + mid, [&](int64_t a, int64_t b) { return before<T>(base[a * stride], a, base[b * stride], b); });
+    // Runs of equal values in ascending order: the first longest wins (the
+    // smallest value), at its run's last (highest) position.
+    int64_t best_len = 0, best_last = 0;
+    for (int64_t s = 0; s < mid;) {
+      int64_t e = s + 1;
+      while (e < mid && same<T>(base[line[e] * stride], base[line[s] * stride])) ++e;
+      if (e - s > best_len) best_len = e - s, best_last = line[e - 1];
+      s = e;
+    }
+    return best_last;
   });
-  bo.finish();
-  bi.finish();
 }
 
 void mode_grad(const Tensor& x, const Tensor& indices, const Tensor& out_grad, Tensor* x_grad,
