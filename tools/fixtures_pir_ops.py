@@ -783,7 +783,8 @@ def nll_fro_case(r):
         def forward(self, feats, labels):
             logp = F.log_softmax(self.fc(feats), axis=-1)
             nll = F.nll_loss(logp, labels, reduction="none")
-            return nll + 0.1 * paddle.linalg.norm(feats, p="fro")
+            # An explicit axis pair: without one Paddle 3.3.1 writes p_norm instead of frobenius_norm.
+            return nll + 0.1 * paddle.linalg.norm(feats, p="fro", axis=[0, 1])
 
     return Scored(), [spec("feats", [None, 6]), spec("labels", [None], "int64")], \
         [uniform(r, [5, 6], -1, 1), np.array([0, 3, 1, 1, 2], dtype="int64")]
