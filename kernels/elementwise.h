@@ -41,6 +41,8 @@ void elementwise_min(const Tensor& x, const Tensor& y, Tensor& out, const Elemen
 /// paddle.fmax / fmin: as max / min, but a NaN operand loses to a number.
 void elementwise_fmax(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
 void elementwise_fmin(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
+/// paddle.heaviside: Out = 1 where X > 0, Y where X is 0, else 0.
+void elementwise_heaviside(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
 /// Out = X mod Y with the divisor's sign (Python's %); not differentiable.
 void elementwise_mod(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs);
 /// Out = X ^ Y; integers take the double power rounded to nearest (2 ^ -1 = 0), as Paddle does.
@@ -82,6 +84,9 @@ void elementwise_fmax_grad(const Tensor& x, const Tensor& y, const Tensor& out_g
                            Tensor* y_grad, const ElementwiseAttrs& attrs);
 void elementwise_fmin_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
                            Tensor* y_grad, const ElementwiseAttrs& attrs);
+/// X@GRAD = 0; Y@GRAD = Out@GRAD where X is 0, else 0 (reduced as for add).
+void elementwise_heaviside_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                                Tensor* y_grad, const ElementwiseAttrs& attrs);
 /// X@GRAD = Out@GRAD / Y, Y@GRAD = -Out@GRAD * Out / Y (reduced as for add).
 void elementwise_div_grad(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& out_grad,
                           Tensor* x_grad, Tensor* y_grad, const ElementwiseAttrs& attrs);

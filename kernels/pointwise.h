@@ -318,6 +318,10 @@ struct FMin {
     else return a < b ? a : b;
   }
 };
+/// elementwise_heaviside (paddle.heaviside): 1 where a > 0, b where a is 0, else 0 (NaN included).
+struct Heaviside {
+  template <class T> static T f(T a, T b) { return a == T(0) ? b : static_cast<T>(a > T(0)); }
+};
 /// elementwise_pow. Integers: the double power rounded to nearest, as Paddle computes it.
 struct ElementwisePow {
   template <class T> static T f(T a, T b) {

@@ -784,7 +784,9 @@ def nll_fro_case(r):
             logp = F.log_softmax(self.fc(feats), axis=-1)
             nll = F.nll_loss(logp, labels, reduction="none")
             # An explicit axis pair: without one Paddle 3.3.1 writes p_norm instead of frobenius_norm.
-            return nll + 0.1 * paddle.linalg.norm(feats, p="fro", axis=[0, 1])
+            # heaviside: a step on the margin of the first two features.
+            step = paddle.heaviside(feats[:, 0] - feats[:, 1], paddle.full([1], 0.5))
+            return nll + 0.1 * paddle.linalg.norm(feats, p="fro", axis=[0, 1]) + step
 
     return Scored(), [spec("feats", [None, 6]), spec("labels", [None], "int64")], \
         [uniform(r, [5, 6], -1, 1), np.array([0, 3, 1, 1, 2], dtype="int64")]

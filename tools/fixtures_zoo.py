@@ -140,6 +140,8 @@ case("margin_losses", lambda: fn(lambda s, x, y, l: F.margin_ranking_loss(x, y, 
                                  + F.cosine_embedding_loss(x, y, l.squeeze())), [[4, 1], [4, 1], [4, 1]])
 case("frobenius_norm", lambda: fn(lambda s, x: paddle.linalg.norm(x, p="fro") + paddle.linalg.norm(x, p=1, axis=1).sum()),
      [[4, 5]])
+case("atan2_lerp_heaviside_fmax", lambda: fn(lambda s, x: paddle.atan2(x, x + 2) + paddle.lerp(x, x * 2, 0.3)
+                                             + paddle.heaviside(x, x) + paddle.fmax(x, -x)), [[4, 5]])
 case("se_block", lambda: fn(lambda s, x: x * F.hardsigmoid(s.c2(F.relu(s.c1(F.adaptive_avg_pool2d(x, 1))))),
                             c1=nn.Conv2D(8, 2, 1), c2=nn.Conv2D(2, 8, 1)), [[2, 8, 5, 5]])
 case("se_scale_first", lambda: fn(lambda s, x: F.sigmoid(s.c1(F.adaptive_avg_pool2d(x, 1))) * x + x,

@@ -129,6 +129,7 @@ const Spec kSpecs[] = {
     {"greater_equal", "greater_equal", "X Y", "Out"},
     {"less_equal", "less_equal", "X Y", "Out"},
     {"fmax", "elementwise_fmax", "X Y", "Out"},
+    {"heaviside", "elementwise_heaviside", "X Y", "Out"},
     {"fmin", "elementwise_fmin", "X Y", "Out"},
     {"logical_and", "logical_and", "X Y", "Out"},
     {"logical_or", "logical_or", "X Y", "Out"},

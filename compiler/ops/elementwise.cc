@@ -96,8 +96,10 @@ void infer_minus(ShapeCtx& c) {
 void add_elementwise_ops(std::vector<OpDef>& t) {
   const std::vector<AttrDef> attrs = kernel_attrs<kernels::ElementwiseAttrs>();
   // paddle.maximum / minimum / fmax / fmin; the gradient goes to the operand taken (kernels/elementwise.h).
-  // fmax and fmin have no axis attribute in Paddle: the kernel default (-1) applies.
-  for (auto [name, fn] : {std::pair{"max", "Max"}, {"min", "Min"}, {"fmax", "FMax"}, {"fmin", "FMin"}}) {
+  // paddle.heaviside's goes to Y where X is 0. fmax, fmin and heaviside have no axis attribute in Paddle:
+  // the kernel default (-1) applies.
+  for (auto [name, fn] : {std::pair{"max", "Max"}, {"min", "Min"}, {"fmax", "FMax"}, {"fmin", "FMin"},
+                          {"heaviside", "Heaviside"}}) {
     const std::string fwd = fmt::format("elementwise_{}", name);
     t.push_back({.type = fwd, .family = "elementwise", .inputs = {{"X"}, {"Y"}}, .outputs = {{"Out"}},
                  .attrs = attrs, .attrs_struct = "ElementwiseAttrs", .grad = fwd + "_grad",

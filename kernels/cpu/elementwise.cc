@@ -168,6 +168,10 @@ struct FMinGrad {
   template <class T> static T dx(T x, T y, T, T d) { return x <= y || nan_of(y) ? d : T(0); }
   template <class T> static T dy(T x, T y, T, T d) { return x <= y || nan_of(y) ? T(0) : d; }
 };
+struct HeavisideGrad {
+  template <class T> static T dx(T, T, T, T) { return T(0); }
+  template <class T> static T dy(T x, T, T, T d) { return x == T(0) ? d : T(0); }
+};
 struct DivGrad {
   template <class T> static T dx(T, T y, T, T d) { return checked_div(d, y); }
   template <class T> static T dy(T, T y, T o, T d) { return checked_div(-d * o, y); }
@@ -378,6 +382,13 @@ void elementwise_min_grad(const Tensor& x, const Tensor& y, const Tensor& out_gr
 void elementwise_fmax_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
                            Tensor* y_grad, const ElementwiseAttrs& attrs) {
   binary_grad<FMaxGrad>("elementwise_fmax_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
+}
+void elementwise_heaviside(const Tensor& x, const Tensor& y, Tensor& out, const ElementwiseAttrs& attrs) {
+  binary<pw::Heaviside>("elementwise_heaviside", x, y, out, attrs.axis);
+}
+void elementwise_heaviside_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
+                                Tensor* y_grad, const ElementwiseAttrs& attrs) {
+  binary_grad<HeavisideGrad>("elementwise_heaviside_grad", x, y, nullptr, out_grad, x_grad, y_grad, attrs.axis);
 }
 void elementwise_fmin_grad(const Tensor& x, const Tensor& y, const Tensor& out_grad, Tensor* x_grad,
                            Tensor* y_grad, const ElementwiseAttrs& attrs) {

@@ -1,4 +1,4 @@
-// test/unit/kernels/minmax_test.cc - elementwise max/min/fmax/fmin: values, ties, NaN, broadcast gradients.
+// test/unit/kernels/minmax_test.cc - elementwise max/min/fmax/fmin and heaviside: values, ties, NaN, broadcast gradients.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -88,4 +88,23 @@ TEST_CASE("max/min/fmax/fmin grads match finite differences, Y broadcast", "[ele
         CHECK_GRADCHECK_OP(op.name, {&x, &y}, [&](Tensor& out) { op.fwd(x, y, out, a); },
                            [&](const Tensor& dout, std::vector<Tensor*>& g) { op.bwd(x, y, dout, g[0], g[1], a); });
       }
+}
+
+TEST_CASE("heaviside: 1, Y or 0 by X's sign; Y's gradient where X is 0", "[elementwise][heaviside][gradcheck]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor out;
+  const k::ElementwiseAttrs a;
+  k::elementwise_heaviside(f32(Shape{5}, {-1, 0, 2, nan, 0}), f32(Shape{5}, {7, 8, 9, 10, 11}), out, a);
+  CHECK(values(out) == std::vector<double>{0, 8, 1, 0, 11});
+  // Y broadcast over X's rows: its gradient sums the rows where X is 0.
+  std::mt19937 rng(5);
+  Tensor x = f64(Shape{3, 2}, {0, 1, -1, 0, 0, 0}), y = random(Shape{2}, DType::kFP64, rng);
+  CHECK_GRADCHECK_OP("elementwise_heaviside", {&y}, [&](Tensor& o) { k::elementwise_heaviside(x, y, o, a); },
+                     [&](const Tensor& d, std::vector<Tensor*>& g) {
+                       k::elementwise_heaviside_grad(x, y, d, nullptr, g[0], a);
+                     });
+  Tensor dx, dy;
+  k::elementwise_heaviside_grad(x, y, f64(Shape{3, 2}, {1, 2, 3, 4, 5, 6}), &dx, &dy, a);
+  CHECK(values(dx) == std::vector<double>(6, 0.0));  // a step: no gradient for X
+  CHECK(values(dy) == std::vector<double>{1 + 5, 4 + 6});
 }
