@@ -792,6 +792,16 @@ def nll_fro_case(r):
         [uniform(r, [5, 6], -1, 1), np.array([0, 3, 1, 1, 2], dtype="int64")]
 
 
+@case("bincount")
+def bincount_case(r):
+    class ClassFrequency(nn.Layer):  # how often each class wins, weighted by its confidence
+        def forward(self, logits):
+            probs = F.softmax(logits, axis=-1)
+            return paddle.bincount(paddle.argmax(logits, axis=-1), weights=paddle.max(probs, axis=-1), minlength=5)
+
+    return ClassFrequency(), [spec("logits", [None, 5])], [uniform(r, [7, 5], -2, 2)]
+
+
 @case("logit_erfinv")
 def logit_erfinv_case(r):
     class Probit(nn.Layer):  # logit of a probability, the inverse error function of a correlation

@@ -142,6 +142,9 @@ case("frobenius_norm", lambda: fn(lambda s, x: paddle.linalg.norm(x, p="fro") + 
      [[4, 5]])
 case("atan2_lerp_heaviside_fmax", lambda: fn(lambda s, x: paddle.atan2(x, x + 2) + paddle.lerp(x, x * 2, 0.3)
                                              + paddle.heaviside(x, x) + paddle.fmax(x, -x)), [[4, 5]])
+case("bincount_histogram", lambda: fn(lambda s, x: paddle.histogram(x, bins=4, min=-1, max=1).astype("float32").sum()
+                                      + paddle.bincount(paddle.argmax(x, axis=1), minlength=4).astype("float32").sum()
+                                      + x), [[6, 4]])
 case("se_block", lambda: fn(lambda s, x: x * F.hardsigmoid(s.c2(F.relu(s.c1(F.adaptive_avg_pool2d(x, 1))))),
                             c1=nn.Conv2D(8, 2, 1), c2=nn.Conv2D(2, 8, 1)), [[2, 8, 5, 5]])
 case("se_scale_first", lambda: fn(lambda s, x: F.sigmoid(s.c1(F.adaptive_avg_pool2d(x, 1))) * x + x,

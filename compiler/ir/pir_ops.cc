@@ -165,6 +165,7 @@ const Spec kSpecs[] = {
     {"argsort", "argsort", "X", "Out Indices"},
     {"kthvalue", "kthvalue", "X", "Out Indices"},
     {"mode", "mode", "X", "Out Indices"},
+    {"bincount", "bincount", "X Weights @minlength", "Out"},
     {"cumprod", "cumprod", "X", "Out"},
     {"inverse", "inverse", "Input", "Output"},
     {"det", "determinant", "Input", "Out"},

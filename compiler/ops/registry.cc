@@ -74,6 +74,7 @@ std::vector<OpDef> build_table() {
   add_linalg_misc_ops(table);
   add_linalg_lu_ops(table);
   add_nll_loss_ops(table);
+  add_histogram_ops(table);
   add_loss_more_ops(table);
   add_repeat_put_ops(table);
   add_sequence_legacy_ops(table);

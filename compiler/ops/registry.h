@@ -59,6 +59,7 @@ void add_masked_ops(std::vector<OpDef>& table);
 void add_linalg_misc_ops(std::vector<OpDef>& table);
 void add_linalg_lu_ops(std::vector<OpDef>& table);
 void add_nll_loss_ops(std::vector<OpDef>& table);
+void add_histogram_ops(std::vector<OpDef>& table);
 void add_loss_more_ops(std::vector<OpDef>& table);
 void add_repeat_put_ops(std::vector<OpDef>& table);
 void add_sequence_legacy_ops(std::vector<OpDef>& table);
