@@ -88,6 +88,8 @@ void histogram(const Tensor& x, Tensor& out, const HistogramAttrs& a) {
       lo = hi = static_cast<double>(v[0]);
       for (int64_t i = 1; i < n; ++i) lo = std::min(lo, double(v[i])), hi = std::max(hi, double(v[i]));
     }
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+      rt::fail(fmt::format("{}: the range [{}, {}] is not finite (X holds an infinity or NaN)", op, lo, hi));
     if (lo == hi) lo -= 1, hi += 1;
     o.resize(Shape{a.bins}, DType::kInt64);
     o.zero();

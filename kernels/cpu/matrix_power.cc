@@ -80,22 +80,26 @@ void matrix_power_grad(const Tensor& x, const Tensor& out, const Tensor& out_gra
     using T = decltype(tag);
     g.resize(x.shape(), x.dtype());
     const int64_t k = std::llabs(static_cast<long long>(a.n));
-    // Buffers: Out@GRAD, the sum, two temporaries, then the powers base^0 .. base^(k-1).
-    Factored f = work_for(b, 4 + k);
-    double *dout = f.extra_matrix(0), *sum = f.extra_matrix(1), *t1 = f.extra_matrix(2), *t2 = f.extra_matrix(3);
-    auto power = [&](int64_t i) { return f.extra_matrix(4 + i); };
+    // Buffers: Out@GRAD, the running sum T, (base^T)^j, two temporaries. O(1) matrices whatever n
+    // (an attribute of an untrusted program): T_1 = G, T_(j+1) = base^T T_j + G (base^T)^j gives
+    // T_k = sum over i < k of (base^T)^i G (base^T)^(k-1-i), the gradient of base^k.
+    Factored f = work_for(b, 5);
+    double *dout = f.extra_matrix(0), *sum = f.extra_matrix(1), *pw = f.extra_matrix(2), *t1 = f.extra_matrix(3),
+           *t2 = f.extra_matrix(4);
     for (int64_t m = 0; m < b.count; ++m) {
       for (int64_t i = 0; i < b.size(); ++i) sum[i] = 0.0;
       if (a.n != 0) {
         const double* base = power_base<T>(op, x, b, m, a.n, f);
-        set_identity(power(0), b.n);
-        for (int64_t i = 1; i < k; ++i) square_product(power(i - 1), false, base, false, b.n, power(i));
         load_matrix<T>(out_grad, b, m, dout);
-        // d(base^k) = sum over i of (base^T)^i G (base^T)^(k-1-i).
-        for (int64_t i = 0; i < k; ++i) {
-          square_product(power(i), true, dout, false, b.n, t1);
-          square_product(t1, false, power(k - 1 - i), true, b.n, t2);
-          for (int64_t j = 0; j < b.size(); ++j) sum[j] += t2[j];
+        std::copy(dout, dout + b.size(), sum);
+        for (int64_t i = 0; i < b.n; ++i)
+          for (int64_t j = 0; j < b.n; ++j) pw[i * b.n + j] = base[j * b.n + i];
+        for (int64_t step = 1; step < k; ++step) {
+          square_product(base, true, sum, false, b.n, t1);  // base^T T
+          square_product(dout, false, pw, false, b.n, t2);  // G (base^T)^step
+          for (int64_t i = 0; i < b.size(); ++i) sum[i] = t1[i] + t2[i];
+          square_product(pw, false, base, true, b.n, t1);   // (base^T)^(step + 1)
+          std::copy(t1, t1 + b.size(), pw);
         }
         if (a.n < 0) {  // base = X^-1: dX = -base^T d(base) base^T
           square_product(base, true, sum, false, b.n, t1);

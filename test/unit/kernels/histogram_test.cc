@@ -42,6 +42,8 @@ TEST_CASE("histogram: a range with its upper edge in, X's own range, one value, 
   k::histogram(f64(Shape{3}, {2, 2, 2}), out, k::HistogramAttrs{3, 0, 0});
   CHECK(values(out) == std::vector<double>{0, 3, 0});
   CHECK_THROWS_WITH(k::histogram(f32(Shape{1}, {1}), out, k::HistogramAttrs{0, 0, 1}), Catch::Contains("bins 0"));
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK_THROWS_WITH(k::histogram(f32(Shape{2}, {1, inf}), out, k::HistogramAttrs{2, 0, 0}), Catch::Contains("not finite"));
   CHECK_THROWS_WITH(k::histogram(f32(Shape{1}, {1}), out, k::HistogramAttrs{2, 3, 1}),
                     Catch::Contains("min 3 is greater than max 1"));
 }
