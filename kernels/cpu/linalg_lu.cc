@@ -12,18 +12,10 @@ using namespace detail;
 
 namespace {
 
-/// True when every matrix of `input` has a nonzero pivot throughout.
-template <class T>
-bool all_regular(const Tensor& input, const SquareBatch& b, Factored& f) {
-  for (int64_t m = 0; m < b.count; ++m) {
-    factor<T>(input, b, m, f, false);
-    if (!f.regular) return false;
-  }
-  return true;
-}
-
 /// Input@GRAD = scale(m) * Input^-T per matrix, or `fill` everywhere when
 /// any matrix is singular: determinant's and slogdeterminant's gradients.
+/// One factorisation per matrix: a singular one overwrites what the regular
+/// ones before it wrote.
 template <class Scale>
 void scaled_inverse_transpose(const char* op, const Tensor& input, const Tensor& out_grad, Tensor* input_grad,
                               double fill, Scale scale) {
@@ -36,13 +28,13 @@ void scaled_inverse_transpose(const char* op, const Tensor& input, const Tensor&
     using T = decltype(tag);
     Factored f = work_for(b);
     g.resize(input.shape(), input.dtype());
-    if (!all_regular<T>(input, b, f)) {
-      T* gv = g.data<T>();
-      for (int64_t i = 0; i < g.numel(); ++i) gv[i] = static_cast<T>(fill);
-      return;
-    }
     for (int64_t m = 0; m < b.count; ++m) {
       factor<T>(input, b, m, f, true);
+      if (!f.regular) {
+        T* gv = g.data<T>();
+        for (int64_t i = 0; i < g.numel(); ++i) gv[i] = static_cast<T>(fill);
+        return;
+      }
       const double s = scale(m);
       for (int64_t i = 0; i < b.n; ++i)
         for (int64_t j = 0; j < b.n; ++j) f.lu[i * b.n + j] = s * f.inv[j * b.n + i];

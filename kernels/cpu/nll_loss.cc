@@ -58,6 +58,7 @@ void nll_loss(const Tensor& x, const Tensor& label, const Tensor* weight, Tensor
     const T* xv = x.data<T>();
     const int64_t* lv = label.data<int64_t>();
     T* o = bo.get().data<T>();
+    const bool each = a.reduction == "none";
     double sum = 0.0, total = 0.0;
     for (int64_t p = 0; p < l.n; ++p) {
       double loss = 0.0;
@@ -66,12 +67,12 @@ void nll_loss(const Tensor& x, const Tensor& label, const Tensor* weight, Tensor
         loss = -w * xv[l.at(p, lv[p])];
         total += w;
       }
-      if (a.reduction == "none") o[p] = static_cast<T>(loss);
+      if (each) o[p] = static_cast<T>(loss);
       sum += loss;
     }
     if (a.reduction == "sum") o[0] = static_cast<T>(sum);
     if (a.reduction == "mean") o[0] = static_cast<T>(sum / total);
-    bt.get().data<T>()[0] = static_cast<T>(a.reduction == "none" ? 0.0 : total);
+    bt.get().data<T>()[0] = static_cast<T>(each ? 0.0 : total);
   });
   bo.finish();
   bt.finish();
@@ -97,10 +98,11 @@ void nll_loss_grad(const Tensor& x, const Tensor& label, const Tensor* weight, c
     const int64_t* lv = label.data<int64_t>();
     const T* gv = out_grad.data<T>();
     const double scale = a.reduction == "mean" ? 1.0 / static_cast<double>(total_weight.data<T>()[0]) : 1.0;
+    const bool each = a.reduction == "none";
     T* d = g.data<T>();
     for (int64_t p = 0; p < l.n; ++p) {
       if (lv[p] == a.ignore_index) continue;
-      const double up = a.reduction == "none" ? gv[p] : gv[0] * scale;
+      const double up = each ? gv[p] : gv[0] * scale;
       d[l.at(p, lv[p])] = static_cast<T>(-static_cast<double>(weight_of<T>(weight, lv[p])) * up);
     }
   });

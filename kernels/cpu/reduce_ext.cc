@@ -34,6 +34,14 @@ void logical_reduce(const char* op, const Tensor& x, Tensor& out, const ReduceAt
 
 template <class T> T sign_of(T v) { return static_cast<T>((v > T(0)) - (v < T(0))); }
 
+/// po = sqrt of the sum of squares of px over the plan's reduced dims, summed
+/// in `pa` (double, zeroed, one per output): p_norm's p = 2 and frobenius_norm.
+template <class T>
+void root_sum_squares(const T* px, const Shape& xs, const ReducePlan& p, double* pa, T* po) {
+  fold_into<T, double>(px, xs, p.kept, pa, [](double s, T v) { return s + double(v) * v; });
+  for (int64_t i = 0, n = p.out.numel(); i < n; ++i) po[i] = static_cast<T>(std::sqrt(pa[i]));
+}
+
 }  // namespace
 
 void reduce_max(const Tensor& x, Tensor& out, const ReduceAttrs& attrs) {
@@ -114,8 +122,7 @@ void p_norm(const Tensor& x, Tensor& out, const PNormAttrs& a) {
       fold_into<T, double>(px, x.shape(), p.kept, pa, [](double s, T v) { return s + (v != T(0) ? 1.0 : 0.0); });
       for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(pa[i]);
     } else if (porder == 2) {
-      fold_into<T, double>(px, x.shape(), p.kept, pa, [](double s, T v) { return s + double(v) * v; });
-      for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(std::sqrt(pa[i]));
+      root_sum_squares(px, x.shape(), p, pa, po);
     } else if (porder == 1) {
       fold_into<T, double>(px, x.shape(), p.kept, pa, [](double s, T v) { return s + std::abs(double(v)); });
       for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(pa[i]);
@@ -158,11 +165,7 @@ void frobenius_norm(const Tensor& x, Tensor& out, const ReduceAttrs& a) {
   visit_float(op, "X", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     o.resize(p.out, x.dtype());
-    const int64_t n = p.out.numel();
-    double* pa = zeroed(Slot::kAcc, n);
-    fold_into<T, double>(x.data<T>(), x.shape(), p.kept, pa, [](double s, T v) { return s + double(v) * v; });
-    T* po = o.data<T>();
-    for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(std::sqrt(pa[i]));
+    root_sum_squares(x.data<T>(), x.shape(), p, zeroed(Slot::kAcc, p.out.numel()), o.data<T>());
   });
   buf.finish();
 }
